@@ -1,0 +1,284 @@
+//! Diagnostics: what went wrong, where, and how to fix it, as plain data.
+//!
+//! A diagnostic has a primary span in one file, optional secondary labels (which may point
+//! into another file, e.g. "declared here" in the domain for an error in the problem), and
+//! an optional help line with the likely fix. Rendering (snippets, colours) is the CLI's job.
+
+use serde::{Deserialize, Serialize};
+
+use crate::span::Span;
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; the input is usable as it is.
+    Warning,
+    /// The input is wrong; what depends on the wrong part cannot be trusted.
+    Error,
+}
+
+/// Which of the files of one task a span points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    /// The domain file.
+    Domain,
+    /// The problem file.
+    Problem,
+    /// The plan file.
+    Plan,
+}
+
+/// A stable, machine-readable name for each kind of diagnostic (kebab-case in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Code {
+    // --- reading ---
+    /// The input is not valid UTF-8.
+    InvalidUtf8,
+    /// The input is too large to address with 32-bit offsets.
+    InputTooLarge,
+    /// A `(` has no matching `)`.
+    UnclosedParen,
+    /// A `)` closes nothing.
+    UnexpectedCloseParen,
+    /// Something other than what the grammar allows at this place.
+    UnexpectedToken,
+    /// The input ended where more was required.
+    UnexpectedEof,
+    /// Lists nested deeper than the parser's limit.
+    TooDeep,
+    /// A malformed number.
+    InvalidNumber,
+    /// A name with characters PDDL does not allow.
+    InvalidName,
+    /// A section keyword (`:foo`) this parser does not know.
+    UnknownSection,
+    /// A required part (e.g. `:domain` in a problem) is missing.
+    MissingSection,
+    /// A section given twice.
+    DuplicateSection,
+    /// A construct that is valid PDDL but outside what safeplan supports.
+    Unsupported,
+    // --- checking ---
+    /// A requirement flag that does not exist.
+    UnknownRequirement,
+    /// A feature used without declaring the requirement that allows it.
+    UndeclaredRequirement,
+    /// A type that is not declared.
+    UndefinedType,
+    /// A predicate that is not declared.
+    UndefinedPredicate,
+    /// A function that is not declared.
+    UndefinedFunction,
+    /// A name that is neither a constant of the domain nor an object of the problem.
+    UndefinedObject,
+    /// A variable that no parameter or quantifier binds.
+    UndefinedVariable,
+    /// A predicate, function or action applied to the wrong number of arguments.
+    ArityMismatch,
+    /// An argument whose type does not fit the parameter.
+    TypeMismatch,
+    /// A name declared twice.
+    DuplicateName,
+    /// The problem names a different domain than the one given.
+    DomainMismatch,
+    // --- plans ---
+    /// A plan step names an action the domain does not have.
+    UnknownAction,
+    /// A plan step names an object the task does not have.
+    UnknownObject,
+    /// Text in a plan that is not a step (skipped by the lenient reader).
+    SkippedText,
+}
+
+impl Code {
+    /// The kebab-case name used in JSON and in rendered diagnostics, e.g. `undefined-predicate`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidUtf8 => "invalid-utf8",
+            Code::InputTooLarge => "input-too-large",
+            Code::UnclosedParen => "unclosed-paren",
+            Code::UnexpectedCloseParen => "unexpected-close-paren",
+            Code::UnexpectedToken => "unexpected-token",
+            Code::UnexpectedEof => "unexpected-eof",
+            Code::TooDeep => "too-deep",
+            Code::InvalidNumber => "invalid-number",
+            Code::InvalidName => "invalid-name",
+            Code::UnknownSection => "unknown-section",
+            Code::MissingSection => "missing-section",
+            Code::DuplicateSection => "duplicate-section",
+            Code::Unsupported => "unsupported",
+            Code::UnknownRequirement => "unknown-requirement",
+            Code::UndeclaredRequirement => "undeclared-requirement",
+            Code::UndefinedType => "undefined-type",
+            Code::UndefinedPredicate => "undefined-predicate",
+            Code::UndefinedFunction => "undefined-function",
+            Code::UndefinedObject => "undefined-object",
+            Code::UndefinedVariable => "undefined-variable",
+            Code::ArityMismatch => "arity-mismatch",
+            Code::TypeMismatch => "type-mismatch",
+            Code::DuplicateName => "duplicate-name",
+            Code::DomainMismatch => "domain-mismatch",
+            Code::UnknownAction => "unknown-action",
+            Code::UnknownObject => "unknown-object",
+            Code::SkippedText => "skipped-text",
+        }
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A secondary location with a short note ("declared here").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    /// The file the span points into.
+    pub file: FileKind,
+    /// Where.
+    pub span: Span,
+    /// What is there.
+    pub message: String,
+}
+
+/// One finding about an input: what, where, and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Stable kind, for programs.
+    pub code: Code,
+    /// One sentence saying what is wrong and what was expected.
+    pub message: String,
+    /// The file the primary span points into.
+    pub file: FileKind,
+    /// The primary location.
+    pub span: Span,
+    /// For plan diagnostics, the 1-based step number (comments and blank lines not counted).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub step: Option<usize>,
+    /// Other places that explain this one.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub labels: Vec<Label>,
+    /// The likely fix.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error of `code` at `span` of `file`.
+    pub fn error(code: Code, file: FileKind, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            file,
+            span,
+            step: None,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// A warning of `code` at `span` of `file`.
+    pub fn warning(
+        code: Code,
+        file: FileKind,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, file, span, message)
+        }
+    }
+
+    /// Add the likely fix.
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Add a secondary location.
+    pub fn with_label(
+        mut self,
+        file: FileKind,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        self.labels.push(Label {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Attach the 1-based plan step this diagnostic is about.
+    pub fn at_step(mut self, step: usize) -> Diagnostic {
+        self.step = Some(step);
+        self
+    }
+
+    /// Whether this is an error (not a warning).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Whether any diagnostic in `diagnostics` is an error.
+pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(Diagnostic::is_error)
+}
+
+/// The declared name closest to `wanted` (case-insensitive edit distance), if one is close
+/// enough to be a plausible typo: at most a third of the longer name's length, and at most 3.
+pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let wanted = wanted.to_ascii_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let lower = candidate.to_ascii_lowercase();
+        let limit = (wanted.len().max(lower.len()) / 3).clamp(1, 3);
+        let d = edit_distance(&wanted, &lower);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance over chars (names are short; O(n·m) is fine).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_finds_plausible_typos_only() {
+        let names = ["robot_at", "robot_has", "container_open"];
+        assert_eq!(nearest("robot_att", names), Some("robot_at"));
+        assert_eq!(nearest("ROBOT_HAS", names), Some("robot_has"));
+        assert_eq!(nearest("conteiner_open", names), Some("container_open"));
+        assert_eq!(nearest("xyz", names), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,1680 @@
+//! Tokens to typed AST: domains and problems.
+//!
+//! Recursive descent with one token of lookahead. The rule that keeps recovery simple: a
+//! function that consumes a `(` also consumes its matching `)`, even when what lies between
+//! is wrong. On an error it reports one diagnostic, skips to that `)` (iteratively, counting
+//! parentheses) and returns `None`; its caller carries on with the next sibling. So one
+//! mistake costs one diagnostic and the rest of the file is still read.
+//!
+//! Nesting is bounded by [`MAX_DEPTH`]: deeper lists are reported and skipped without
+//! recursion, so no input can overflow the stack.
+
+use compact_str::CompactString;
+
+use crate::ast::*;
+use crate::diagnostic::{Code, Diagnostic, FileKind, nearest};
+use crate::lexer::{Lexer, Tok, Token};
+use crate::requirements::Requirement;
+use crate::span::Span;
+
+/// The deepest nesting of parentheses the parser descends into. Real PDDL stays under 20;
+/// the limit exists so that hostile input gets a diagnostic instead of a stack overflow.
+pub const MAX_DEPTH: u32 = 100;
+
+const DOMAIN_SECTIONS: &[&str] = &[
+    ":requirements",
+    ":types",
+    ":constants",
+    ":predicates",
+    ":functions",
+    ":action",
+    ":derived",
+    ":durative-action",
+    ":constraints",
+];
+
+const PROBLEM_SECTIONS: &[&str] = &[
+    ":domain",
+    ":requirements",
+    ":objects",
+    ":init",
+    ":goal",
+    ":metric",
+    ":constraints",
+];
+
+pub(crate) struct Parser<'a> {
+    src: &'a str,
+    lexer: Lexer<'a>,
+    peeked: Option<Token>,
+    file: FileKind,
+    depth: u32,
+    /// Innermost `(` still open, for "never closed" messages.
+    open_stack: Vec<Span>,
+    eof_reported: bool,
+    too_deep_reported: bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str, file: FileKind) -> Parser<'a> {
+        Parser {
+            src,
+            lexer: Lexer::new(src),
+            peeked: None,
+            file,
+            depth: 0,
+            open_stack: Vec::new(),
+            eof_reported: false,
+            too_deep_reported: false,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    // ----- token plumbing -------------------------------------------------------------
+
+    fn peek(&mut self) -> Token {
+        match self.peeked {
+            Some(t) => t,
+            None => {
+                let t = self.lexer.next_token();
+                self.peeked = Some(t);
+                t
+            }
+        }
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek();
+        self.peeked = None;
+        t
+    }
+
+    fn text(&self, span: Span) -> &'a str {
+        &self.src[span.range()]
+    }
+
+    fn error(&mut self, code: Code, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::error(code, self.file, span, message));
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    fn describe(&self, t: Token) -> String {
+        match t.kind {
+            Tok::Open => "`(`".into(),
+            Tok::Close => "`)`".into(),
+            Tok::Eof => "the end of the file".into(),
+            Tok::Atom => format!("`{}`", truncate(self.text(t.span), 40)),
+        }
+    }
+
+    /// Report that the file ended while lists were open (once per file).
+    fn report_eof(&mut self, at: Span) {
+        if self.eof_reported {
+            return;
+        }
+        self.eof_reported = true;
+        let open = self.open_stack.last().copied();
+        let outer = self.open_stack.first().copied();
+        let n = self.open_stack.len();
+        let d = self.error(
+            Code::UnclosedParen,
+            at,
+            format!(
+                "the file ends while {n} `(` {} still open",
+                if n == 1 { "is" } else { "are" }
+            ),
+        );
+        if let Some(open) = open {
+            d.labels.push(crate::diagnostic::Label {
+                file: d.file,
+                span: open,
+                message: "innermost unclosed `(`".into(),
+            });
+        }
+        if let (Some(outer), true) = (outer, n > 1) {
+            d.labels.push(crate::diagnostic::Label {
+                file: d.file,
+                span: outer,
+                message: "outermost unclosed `(`".into(),
+            });
+        }
+        d.help = Some(format!(
+            "add {n} `)` at the end, or find where a `)` went missing"
+        ));
+    }
+
+    /// Consume a `(` and enter it. Returns its span, or `None` (reported) if the next token
+    /// is not `(` or the list is nested too deep (then it is skipped entirely).
+    fn open(&mut self, what: &str) -> Option<Span> {
+        let t = self.peek();
+        if t.kind != Tok::Open {
+            self.unexpected(t, &format!("`(` to start {what}"));
+            return None;
+        }
+        self.bump();
+        self.enter(t.span)
+    }
+
+    /// Enter a list whose `(` (at `open`) was just consumed.
+    fn enter(&mut self, open: Span) -> Option<Span> {
+        if self.depth >= MAX_DEPTH {
+            if !self.too_deep_reported {
+                self.too_deep_reported = true;
+                self.error(
+                    Code::TooDeep,
+                    open,
+                    format!("lists are nested more than {MAX_DEPTH} levels deep here"),
+                )
+                .help = Some(
+                    "PDDL this deep is almost certainly generated by mistake; check for a loop in \
+                     whatever wrote this file"
+                        .into(),
+                );
+            }
+            self.open_stack.push(open);
+            self.skip_rest_of_list();
+            self.open_stack.pop();
+            return None;
+        }
+        self.depth += 1;
+        self.open_stack.push(open);
+        Some(open)
+    }
+
+    /// Consume tokens up to and including the `)` that closes the innermost open list
+    /// (entered with `open`/`enter`), and leave it. Iterative: no recursion on nesting.
+    fn skip_rest_of_list(&mut self) -> Span {
+        let mut level = 1usize;
+        loop {
+            let t = self.bump();
+            match t.kind {
+                Tok::Open => level += 1,
+                Tok::Close => {
+                    level -= 1;
+                    if level == 0 {
+                        self.leave();
+                        return t.span;
+                    }
+                }
+                Tok::Eof => {
+                    self.report_eof(t.span);
+                    self.leave();
+                    return t.span;
+                }
+                Tok::Atom => {}
+            }
+        }
+    }
+
+    fn leave(&mut self) {
+        if self.open_stack.pop().is_some() && self.depth > 0 {
+            // `enter` on a too-deep list pushes without counting depth; it pops itself.
+            self.depth -= 1;
+        }
+    }
+
+    /// Expect the `)` of the innermost list. On anything else, report it (with `what` as
+    /// the construct being closed) and skip to that `)`. Returns the `)` span.
+    fn close(&mut self, what: &str) -> Span {
+        let t = self.peek();
+        match t.kind {
+            Tok::Close => {
+                self.bump();
+                self.leave();
+                t.span
+            }
+            Tok::Eof => {
+                self.report_eof(t.span);
+                self.leave();
+                t.span
+            }
+            _ => {
+                self.unexpected(t, &format!("`)` to close {what}"));
+                self.skip_rest_of_list()
+            }
+        }
+    }
+
+    fn unexpected(&mut self, t: Token, expected: &str) {
+        if t.kind == Tok::Eof {
+            self.report_eof(t.span);
+            return;
+        }
+        let found = self.describe(t);
+        self.error(
+            Code::UnexpectedToken,
+            t.span,
+            format!("expected {expected}, found {found}"),
+        );
+    }
+
+    /// Skip one element (an atom, or a whole list) after reporting it.
+    fn skip_element(&mut self) {
+        let t = self.bump();
+        match t.kind {
+            Tok::Open => {
+                self.open_stack.push(t.span);
+                self.depth += 1;
+                self.skip_rest_of_list();
+            }
+            Tok::Eof => self.report_eof(t.span),
+            _ => {}
+        }
+    }
+
+    /// The next atom, if the next token is one; does not report.
+    fn atom_if(&mut self) -> Option<Token> {
+        let t = self.peek();
+        (t.kind == Tok::Atom).then(|| self.bump())
+    }
+
+    /// Whether the next token is the atom `word` (case-insensitive); consumes it if so.
+    fn eat_word(&mut self, word: &str) -> bool {
+        let t = self.peek();
+        if t.kind == Tok::Atom && self.text(t.span).eq_ignore_ascii_case(word) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A plain name (not `?var`, not `:keyword`).
+    fn name(&mut self, what: &str) -> Option<Name> {
+        let t = self.peek();
+        if t.kind != Tok::Atom {
+            self.unexpected(t, what);
+            return None;
+        }
+        self.bump();
+        Some(self.name_from(t, what))
+    }
+
+    /// Turn an atom token into a name, reporting characters PDDL does not allow.
+    fn name_from(&mut self, t: Token, what: &str) -> Name {
+        let text = self.text(t.span);
+        if let Some(bad) = text.chars().find(|&c| !is_name_char(c)) {
+            let d = self.error(
+                Code::InvalidName,
+                t.span,
+                format!(
+                    "`{}` is not a valid name for {what}: {bad:?} is not allowed in PDDL names",
+                    truncate(text, 40)
+                ),
+            );
+            d.help = Some(
+                "names are letters, digits, `-` and `_`; variables start with `?`, keywords with `:`"
+                    .into(),
+            );
+        }
+        Name::new(CompactString::from(text), t.span)
+    }
+
+    fn var_from(&mut self, t: Token) -> Name {
+        let text = self.text(t.span);
+        let body = &text[1..];
+        if body.is_empty() || body.chars().any(|c| !is_name_char(c)) {
+            self.error(
+                Code::InvalidName,
+                t.span,
+                format!("`{}` is not a valid variable name", truncate(text, 40)),
+            )
+            .help = Some("write a variable as `?` followed by a name, e.g. `?x`".into());
+        }
+        Name::new(CompactString::from(body), t.span)
+    }
+
+    fn term_from(&mut self, t: Token) -> Term {
+        if self.text(t.span).starts_with('?') {
+            Term::Var(self.var_from(t))
+        } else {
+            Term::Const(self.name_from(t, "an object"))
+        }
+    }
+
+    /// Terms up to (not including) the closing `)`.
+    fn terms(&mut self, allow_vars: bool) -> Vec<Term> {
+        let mut args = Vec::new();
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Atom => {
+                    self.bump();
+                    let term = self.term_from(t);
+                    if !allow_vars && matches!(term, Term::Var(_)) {
+                        self.error(
+                            Code::UnexpectedToken,
+                            t.span,
+                            format!(
+                                "variables are not allowed here, found `{}`",
+                                self.text(t.span)
+                            ),
+                        )
+                        .help =
+                            Some("use an object name: this part of the problem is ground".into());
+                    }
+                    args.push(term);
+                }
+                Tok::Open => {
+                    self.unexpected(t, "an object or variable");
+                    self.skip_element();
+                }
+                Tok::Close | Tok::Eof => return args,
+            }
+        }
+    }
+
+    // ----- typed lists ------------------------------------------------------------------
+
+    /// A typed list up to (not including) the closing `)`: `a b - t c - (either u v) d`.
+    fn typed_list(&mut self, vars: bool, what: &str) -> Vec<Typed> {
+        let mut out: Vec<Typed> = Vec::new();
+        let mut untyped_from = 0;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Close | Tok::Eof => return out,
+                Tok::Open => {
+                    self.unexpected(t, &format!("{what} or `)`"));
+                    self.skip_element();
+                }
+                Tok::Atom => {
+                    self.bump();
+                    let text = self.text(t.span);
+                    if text == "-" {
+                        let ty = self.type_expr();
+                        if untyped_from == out.len() {
+                            self.error(
+                                Code::UnexpectedToken,
+                                t.span,
+                                format!("`-` must follow the {what}s it gives a type to"),
+                            )
+                            .help = Some("write `name1 name2 - type`".into());
+                        }
+                        if let Some(ty) = ty {
+                            for entry in &mut out[untyped_from..] {
+                                entry.ty = Some(ty.clone());
+                            }
+                        }
+                        untyped_from = out.len();
+                    } else if vars {
+                        if text.starts_with('?') {
+                            let name = self.var_from(t);
+                            out.push(Typed { name, ty: None });
+                        } else {
+                            self.error(
+                                Code::UnexpectedToken,
+                                t.span,
+                                format!(
+                                    "expected a variable (`?name`), found `{}`",
+                                    truncate(text, 40)
+                                ),
+                            )
+                            .help = Some(format!("write `?{}`", truncate(text, 40)));
+                        }
+                    } else {
+                        let name = self.name_from(t, what);
+                        out.push(Typed { name, ty: None });
+                    }
+                }
+            }
+        }
+    }
+
+    /// After `-`: a type name or `(either t ...)`.
+    fn type_expr(&mut self) -> Option<Type> {
+        let t = self.peek();
+        match t.kind {
+            Tok::Atom => {
+                self.bump();
+                Some(Type::Named(self.name_from(t, "a type")))
+            }
+            Tok::Open => {
+                let open = self.open("a type")?;
+                if !self.eat_word("either") {
+                    let t = self.peek();
+                    self.unexpected(
+                        t,
+                        "`either` (a type in parentheses is `(either t1 t2 ...)`)",
+                    );
+                    self.skip_rest_of_list();
+                    return None;
+                }
+                let mut names = Vec::new();
+                while let Some(t) = self.atom_if() {
+                    names.push(self.name_from(t, "a type"));
+                }
+                let close = self.close("`(either ...)`");
+                Some(Type::Either(names, open.to(close)))
+            }
+            _ => {
+                self.unexpected(t, "a type after `-`");
+                None
+            }
+        }
+    }
+
+    /// `( typed-vars )` as in `:parameters` and quantifiers.
+    fn var_list(&mut self, what: &str) -> Option<Vec<Typed>> {
+        self.open(what)?;
+        let vars = self.typed_list(true, "variable");
+        self.close(what);
+        Some(vars)
+    }
+
+    // ----- formulas ---------------------------------------------------------------------
+
+    /// A goal description. `None` when it could not be read (reported and skipped).
+    fn formula(&mut self) -> Option<Formula> {
+        let t = self.peek();
+        if t.kind != Tok::Open {
+            self.unexpected(t, "a condition in parentheses");
+            if t.kind == Tok::Atom {
+                self.bump();
+            }
+            return None;
+        }
+        let open = self.open("a condition")?;
+        let head = self.peek();
+        if head.kind == Tok::Close {
+            // `()` is the empty conjunction, as many domains write it.
+            let close = self.close("`()`");
+            return Some(Formula::And(Vec::new(), open.to(close)));
+        }
+        if head.kind != Tok::Atom {
+            self.unexpected(head, "a predicate name or `and`, `or`, `not`, ...");
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let word = self.text(head.span);
+        let lower = word.to_ascii_lowercase();
+        match lower.as_str() {
+            "and" | "or" => {
+                let mut parts = Vec::new();
+                while self.peek().kind == Tok::Open || self.peek().kind == Tok::Atom {
+                    if let Some(f) = self.formula() {
+                        parts.push(f);
+                    }
+                }
+                let close = self.close(&format!("`({word} ...)`"));
+                let span = open.to(close);
+                Some(if lower == "and" {
+                    Formula::And(parts, span)
+                } else {
+                    Formula::Or(parts, span)
+                })
+            }
+            "not" => {
+                let inner = self.formula();
+                let close = self.close("`(not ...)`: `not` takes exactly one condition");
+                Some(Formula::Not(Box::new(inner?), open.to(close)))
+            }
+            "imply" => {
+                let a = self.formula();
+                let b = self.formula();
+                let close = self.close("`(imply ...)`: `imply` takes exactly two conditions");
+                Some(Formula::Imply(Box::new(a?), Box::new(b?), open.to(close)))
+            }
+            "exists" | "forall" => {
+                let vars = self.var_list("the quantified variables");
+                let body = self.formula();
+                let close = self.close(&format!("`({lower} ...)`"));
+                let (vars, body, span) = (vars?, Box::new(body?), open.to(close));
+                Some(if lower == "exists" {
+                    Formula::Exists(vars, body, span)
+                } else {
+                    Formula::Forall(vars, body, span)
+                })
+            }
+            "=" => self.equality_or_compare(open, head),
+            "<" | "<=" | ">" | ">=" => {
+                let op = match lower.as_str() {
+                    "<" => CmpOp::Lt,
+                    "<=" => CmpOp::Le,
+                    ">" => CmpOp::Gt,
+                    _ => CmpOp::Ge,
+                };
+                let a = self.expr();
+                let b = self.expr();
+                let close = self.close(&format!(
+                    "`({word} ...)`: a comparison takes two expressions"
+                ));
+                Some(Formula::Compare(op, a?, b?, open.to(close)))
+            }
+            _ => {
+                if word.starts_with(':') || word.starts_with('?') {
+                    self.unexpected(head, "a predicate name");
+                    self.skip_rest_of_list();
+                    return None;
+                }
+                let predicate = self.name_from(head, "a predicate");
+                let args = self.terms(true);
+                let close = self.close(&format!("the atom `({word} ...)`"));
+                Some(Formula::Atom(Atom {
+                    predicate,
+                    args,
+                    span: open.to(close),
+                }))
+            }
+        }
+    }
+
+    /// `(= a b)`: object equality when both sides are plain terms, else a numeric comparison.
+    fn equality_or_compare(&mut self, open: Span, head: Token) -> Option<Formula> {
+        let first = self.peek();
+        let numeric_first = first.kind == Tok::Open || self.is_number_token(first);
+        if numeric_first {
+            let a = self.expr();
+            let b = self.expr();
+            let close = self.close("`(= ...)`: `=` takes two arguments");
+            return Some(Formula::Compare(CmpOp::Eq, a?, b?, open.to(close)));
+        }
+        if first.kind != Tok::Atom {
+            self.unexpected(first, "two terms or expressions after `=`");
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let second = self.peek();
+        if second.kind == Tok::Open || self.is_number_token(second) {
+            // `(= ?v (f))`-style numeric comparison with a bare first operand.
+            let a = self.expr_from_atom(first);
+            let b = self.expr();
+            let close = self.close("`(= ...)`: `=` takes two arguments");
+            return Some(Formula::Compare(CmpOp::Eq, a?, b?, open.to(close)));
+        }
+        if second.kind != Tok::Atom {
+            self.unexpected(second, "a second term after `=`");
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let a = self.term_from(first);
+        let b = self.term_from(second);
+        let close = self.close("`(= ...)`: `=` takes two arguments");
+        let _ = head;
+        Some(Formula::Equals(a, b, open.to(close)))
+    }
+
+    fn is_number_token(&self, t: Token) -> bool {
+        t.kind == Tok::Atom && looks_numeric(self.text(t.span))
+    }
+
+    // ----- numeric expressions ------------------------------------------------------------
+
+    fn expr(&mut self) -> Option<Expr> {
+        let t = self.peek();
+        match t.kind {
+            Tok::Atom => {
+                self.bump();
+                self.expr_from_atom(t)
+            }
+            Tok::Open => {
+                let open = self.open("an expression")?;
+                let head = self.peek();
+                if head.kind != Tok::Atom {
+                    self.unexpected(head, "an operator or a function name");
+                    self.skip_rest_of_list();
+                    return None;
+                }
+                self.bump();
+                let word = self.text(head.span);
+                let op = match word {
+                    "+" => Some(ArithOp::Add),
+                    "-" => Some(ArithOp::Sub),
+                    "*" => Some(ArithOp::Mul),
+                    "/" => Some(ArithOp::Div),
+                    _ => None,
+                };
+                match op {
+                    Some(op) => {
+                        let mut args = Vec::new();
+                        while matches!(self.peek().kind, Tok::Open | Tok::Atom) {
+                            if let Some(e) = self.expr() {
+                                args.push(e);
+                            }
+                        }
+                        let close = self.close(&format!("`({word} ...)`"));
+                        let span = open.to(close);
+                        let (ok, wanted) = match op {
+                            ArithOp::Sub => (matches!(args.len(), 1 | 2), "one or two operands"),
+                            ArithOp::Div => (args.len() == 2, "exactly two operands"),
+                            ArithOp::Add | ArithOp::Mul => {
+                                (args.len() >= 2, "two or more operands")
+                            }
+                        };
+                        if !ok {
+                            self.error(
+                                Code::ArityMismatch,
+                                span,
+                                format!("`{word}` takes {wanted}, found {}", args.len()),
+                            );
+                            return None;
+                        }
+                        Some(Expr::Arith(op, args, span))
+                    }
+                    None => {
+                        if word.starts_with(':') || word.starts_with('?') || looks_numeric(word) {
+                            self.unexpected(head, "an operator (`+ - * /`) or a function name");
+                            self.skip_rest_of_list();
+                            return None;
+                        }
+                        let function = self.name_from(head, "a function");
+                        let args = self.terms(true);
+                        let close = self.close(&format!("`({word} ...)`"));
+                        Some(Expr::Fluent(FluentTerm {
+                            function,
+                            args,
+                            span: open.to(close),
+                        }))
+                    }
+                }
+            }
+            _ => {
+                self.unexpected(t, "a numeric expression");
+                None
+            }
+        }
+    }
+
+    /// An expression that is a single atom: a number, `?duration`, or a 0-ary function
+    /// written without parentheses (`total-time`).
+    fn expr_from_atom(&mut self, t: Token) -> Option<Expr> {
+        let text = self.text(t.span);
+        if looks_numeric(text) {
+            return self.number(t).map(|v| Expr::Number(v, t.span));
+        }
+        if text.starts_with('?') {
+            return Some(Expr::Var(self.var_from(t)));
+        }
+        if text.starts_with(':') {
+            self.unexpected(t, "a numeric expression");
+            return None;
+        }
+        let function = self.name_from(t, "a function");
+        Some(Expr::Fluent(FluentTerm {
+            function,
+            args: Vec::new(),
+            span: t.span,
+        }))
+    }
+
+    fn number(&mut self, t: Token) -> Option<f64> {
+        let text = self.text(t.span);
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Some(v),
+            _ => {
+                self.error(
+                    Code::InvalidNumber,
+                    t.span,
+                    format!("`{}` is not a number", truncate(text, 40)),
+                )
+                .help = Some("write numbers as `12`, `-3` or `0.25`".into());
+                None
+            }
+        }
+    }
+
+    // ----- effects ------------------------------------------------------------------------
+
+    fn effect(&mut self) -> Option<Effect> {
+        let t = self.peek();
+        if t.kind != Tok::Open {
+            self.unexpected(t, "an effect in parentheses");
+            if t.kind == Tok::Atom {
+                self.bump();
+            }
+            return None;
+        }
+        let open = self.open("an effect")?;
+        let head = self.peek();
+        if head.kind == Tok::Close {
+            let close = self.close("`()`");
+            return Some(Effect::And(Vec::new(), open.to(close)));
+        }
+        if head.kind != Tok::Atom {
+            self.unexpected(
+                head,
+                "a predicate name or `and`, `not`, `when`, `forall`, ...",
+            );
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let word = self.text(head.span);
+        let lower = word.to_ascii_lowercase();
+        match lower.as_str() {
+            "and" => {
+                let mut parts = Vec::new();
+                while matches!(self.peek().kind, Tok::Open | Tok::Atom) {
+                    if let Some(e) = self.effect() {
+                        parts.push(e);
+                    }
+                }
+                let close = self.close("`(and ...)`");
+                Some(Effect::And(parts, open.to(close)))
+            }
+            "not" => {
+                let atom = self.atom_formula("the atom to delete");
+                let close = self.close("`(not ...)`: a delete effect negates exactly one atom");
+                Some(Effect::Delete(atom?, open.to(close)))
+            }
+            "forall" => {
+                let vars = self.var_list("the quantified variables");
+                let body = self.effect();
+                let close = self.close("`(forall ...)`");
+                Some(Effect::Forall(vars?, Box::new(body?), open.to(close)))
+            }
+            "when" => {
+                let cond = self.formula();
+                let body = self.effect();
+                let close = self.close("`(when ...)`: `when` takes a condition and an effect");
+                Some(Effect::When(cond?, Box::new(body?), open.to(close)))
+            }
+            "assign" | "increase" | "decrease" | "scale-up" | "scale-down" => {
+                let op = match lower.as_str() {
+                    "assign" => AssignOp::Assign,
+                    "increase" => AssignOp::Increase,
+                    "decrease" => AssignOp::Decrease,
+                    "scale-up" => AssignOp::ScaleUp,
+                    _ => AssignOp::ScaleDown,
+                };
+                let target = self.fluent_term();
+                let value = self.expr();
+                let close = self.close(&format!("`({word} ...)`: it takes a function and a value"));
+                Some(Effect::Numeric(op, target?, value?, open.to(close)))
+            }
+            _ => {
+                if word.starts_with(':') || word.starts_with('?') {
+                    self.unexpected(head, "a predicate name");
+                    self.skip_rest_of_list();
+                    return None;
+                }
+                let predicate = self.name_from(head, "a predicate");
+                let args = self.terms(true);
+                let close = self.close(&format!("the atom `({word} ...)`"));
+                Some(Effect::Add(Atom {
+                    predicate,
+                    args,
+                    span: open.to(close),
+                }))
+            }
+        }
+    }
+
+    /// `(pred terms)` where only an atom is allowed.
+    fn atom_formula(&mut self, what: &str) -> Option<Atom> {
+        let open = self.open(what)?;
+        let head = self.peek();
+        if head.kind != Tok::Atom || self.text(head.span).starts_with([':', '?']) {
+            self.unexpected(head, "a predicate name");
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let predicate = self.name_from(head, "a predicate");
+        let args = self.terms(true);
+        let close = self.close(&format!("the atom `({} ...)`", predicate.text));
+        Some(Atom {
+            predicate,
+            args,
+            span: open.to(close),
+        })
+    }
+
+    /// `(f terms)`, or a bare 0-ary function name.
+    fn fluent_term(&mut self) -> Option<FluentTerm> {
+        let t = self.peek();
+        if t.kind == Tok::Atom
+            && !looks_numeric(self.text(t.span))
+            && !self.text(t.span).starts_with([':', '?'])
+        {
+            self.bump();
+            let function = self.name_from(t, "a function");
+            return Some(FluentTerm {
+                function,
+                args: Vec::new(),
+                span: t.span,
+            });
+        }
+        let open = self.open("a function term such as `(fuel ?a)`")?;
+        let head = self.peek();
+        if head.kind != Tok::Atom || self.text(head.span).starts_with([':', '?']) {
+            self.unexpected(head, "a function name");
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let function = self.name_from(head, "a function");
+        let args = self.terms(true);
+        let close = self.close(&format!("`({} ...)`", function.text));
+        Some(FluentTerm {
+            function,
+            args,
+            span: open.to(close),
+        })
+    }
+
+    // ----- durative actions -----------------------------------------------------------------
+
+    fn time_spec(&mut self, allow_over_all: bool) -> Option<TimeSpec> {
+        let t = self.peek();
+        let word = if t.kind == Tok::Atom {
+            self.text(t.span).to_ascii_lowercase()
+        } else {
+            String::new()
+        };
+        let spec = match word.as_str() {
+            "at" => {
+                self.bump();
+                if self.eat_word("start") {
+                    Some(TimeSpec::AtStart)
+                } else if self.eat_word("end") {
+                    Some(TimeSpec::AtEnd)
+                } else {
+                    None
+                }
+            }
+            "over" if allow_over_all => {
+                self.bump();
+                self.eat_word("all").then_some(TimeSpec::OverAll)
+            }
+            _ => None,
+        };
+        if spec.is_none() {
+            let t = self.peek();
+            self.unexpected(
+                t,
+                if allow_over_all {
+                    "`at start`, `at end` or `over all`"
+                } else {
+                    "`at start` or `at end`"
+                },
+            );
+        }
+        spec
+    }
+
+    fn timed_formula(&mut self) -> Option<TimedFormula> {
+        let open = self.open("a timed condition")?;
+        let head = self.peek();
+        if head.kind == Tok::Close {
+            let close = self.close("`()`");
+            return Some(TimedFormula::And(Vec::new(), open.to(close)));
+        }
+        if self.eat_word("and") {
+            let mut parts = Vec::new();
+            while self.peek().kind == Tok::Open {
+                if let Some(f) = self.timed_formula() {
+                    parts.push(f);
+                }
+            }
+            let close = self.close("`(and ...)`");
+            return Some(TimedFormula::And(parts, open.to(close)));
+        }
+        if self.eat_word("forall") {
+            let vars = self.var_list("the quantified variables");
+            let body = self.timed_formula();
+            let close = self.close("`(forall ...)`");
+            return Some(TimedFormula::Forall(vars?, Box::new(body?), open.to(close)));
+        }
+        let Some(spec) = self.time_spec(true) else {
+            self.skip_rest_of_list();
+            return None;
+        };
+        let f = self.formula();
+        let close = self.close(&format!("`({} ...)`", spec.as_str()));
+        Some(TimedFormula::At(spec, f?, open.to(close)))
+    }
+
+    fn timed_effect(&mut self) -> Option<TimedEffect> {
+        let open = self.open("a timed effect")?;
+        let head = self.peek();
+        if head.kind == Tok::Close {
+            let close = self.close("`()`");
+            return Some(TimedEffect::And(Vec::new(), open.to(close)));
+        }
+        if self.eat_word("and") {
+            let mut parts = Vec::new();
+            while self.peek().kind == Tok::Open {
+                if let Some(e) = self.timed_effect() {
+                    parts.push(e);
+                }
+            }
+            let close = self.close("`(and ...)`");
+            return Some(TimedEffect::And(parts, open.to(close)));
+        }
+        if self.eat_word("forall") {
+            let vars = self.var_list("the quantified variables");
+            let body = self.timed_effect();
+            let close = self.close("`(forall ...)`");
+            return Some(TimedEffect::Forall(vars?, Box::new(body?), open.to(close)));
+        }
+        if self.eat_word("when") {
+            let cond = self.timed_formula();
+            let body = self.timed_effect();
+            let close = self.close("`(when ...)`");
+            return Some(TimedEffect::When(cond?, Box::new(body?), open.to(close)));
+        }
+        let t = self.peek();
+        if t.kind == Tok::Atom
+            && matches!(
+                self.text(t.span).to_ascii_lowercase().as_str(),
+                "increase" | "decrease"
+            )
+        {
+            // Continuous effects: `(increase (f) (* #t 2))`.
+            self.error(
+                Code::Unsupported,
+                open,
+                "continuous effects (`#t`) are not supported",
+            )
+            .help =
+                Some("safeplan validates discrete plans; model the change with `at end`".into());
+            self.skip_rest_of_list();
+            return None;
+        }
+        let Some(spec) = self.time_spec(false) else {
+            self.skip_rest_of_list();
+            return None;
+        };
+        let e = self.effect();
+        let close = self.close(&format!("`({} ...)`", spec.as_str()));
+        Some(TimedEffect::At(spec, e?, open.to(close)))
+    }
+
+    // ----- sections -------------------------------------------------------------------------
+
+    /// `(define (KIND NAME)`: returns the define `(` span and the name.
+    fn header(&mut self, kind: &str) -> Option<(Span, Name)> {
+        let t = self.peek();
+        if t.kind == Tok::Eof {
+            self.error(
+                Code::UnexpectedEof,
+                t.span,
+                format!("the file is empty: expected `(define ({kind} NAME) ...)`"),
+            );
+            return None;
+        }
+        let define = self.open(&format!("`(define ({kind} NAME) ...)`"))?;
+        if !self.eat_word("define") {
+            let t = self.peek();
+            self.unexpected(
+                t,
+                &format!("`define` (a {kind} file starts with `(define ({kind} NAME)`)"),
+            );
+            self.skip_rest_of_list();
+            return None;
+        }
+        let inner = self.open(&format!("`({kind} NAME)`"));
+        if inner.is_none() {
+            self.skip_rest_of_list();
+            return None;
+        }
+        let kw = self.peek();
+        if !self.eat_word(kind) {
+            let other = if kind == "domain" {
+                "problem"
+            } else {
+                "domain"
+            };
+            if kw.kind == Tok::Atom && self.text(kw.span).eq_ignore_ascii_case(other) {
+                self.error(
+                    Code::UnexpectedToken,
+                    kw.span,
+                    format!("expected a {kind} file, but this file defines a {other}"),
+                )
+                .help = Some(
+                    "check the order of the file arguments: domain first, then problem".into(),
+                );
+            } else {
+                self.unexpected(kw, &format!("`{kind}`"));
+            }
+            self.skip_rest_of_list();
+            self.skip_rest_of_list();
+            return None;
+        }
+        let name = self.name(&format!("the {kind} name"));
+        self.close(&format!("`({kind} NAME)`"));
+        let name = name.unwrap_or_else(|| Name::new("", kw.span));
+        Some((define, name))
+    }
+
+    /// Reads the sections of a `define`, dispatching on the keyword. Returns the close span.
+    fn sections(
+        &mut self,
+        known: &[&str],
+        mut handle: impl FnMut(&mut Self, &str, Span, Token) -> bool,
+    ) -> Span {
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Close => {
+                    self.bump();
+                    self.leave();
+                    return t.span;
+                }
+                Tok::Eof => {
+                    self.report_eof(t.span);
+                    self.leave();
+                    return t.span;
+                }
+                Tok::Atom => {
+                    self.unexpected(t, "a section such as `(:action ...)` or the final `)`");
+                    self.bump();
+                }
+                Tok::Open => {
+                    let Some(open) = self.open("a section") else {
+                        continue;
+                    };
+                    let kw = self.peek();
+                    let word = if kw.kind == Tok::Atom {
+                        self.text(kw.span).to_ascii_lowercase()
+                    } else {
+                        String::new()
+                    };
+                    if known.contains(&word.as_str()) {
+                        self.bump();
+                        if !handle(self, &word, open, kw) {
+                            // The handler did not consume the section's `)`.
+                            self.skip_rest_of_list();
+                        }
+                    } else {
+                        let d = self.error(
+                            Code::UnknownSection,
+                            if kw.kind == Tok::Atom { kw.span } else { open },
+                            format!(
+                                "unknown section {}",
+                                if kw.kind == Tok::Atom {
+                                    format!("`{}`", truncate(self.text(kw.span), 40))
+                                } else {
+                                    "without a keyword".into()
+                                }
+                            ),
+                        );
+                        let suggestion = nearest(&word, known.iter().copied());
+                        d.help = Some(match suggestion {
+                            Some(s) => format!("did you mean `{s}`?"),
+                            None => format!("sections here are {}", known.join(", ")),
+                        });
+                        self.skip_rest_of_list();
+                    }
+                }
+            }
+        }
+    }
+
+    fn requirements(&mut self) -> Vec<RequirementDecl> {
+        let mut out = Vec::new();
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Atom => {
+                    self.bump();
+                    let text = self.text(t.span);
+                    let requirement = Requirement::parse(text);
+                    if requirement.is_none() {
+                        let names = Requirement::ALL.iter().map(|r| r.as_str());
+                        let d = self.error(
+                            Code::UnknownRequirement,
+                            t.span,
+                            format!("unknown requirement `{}`", truncate(text, 40)),
+                        );
+                        d.severity = crate::diagnostic::Severity::Warning;
+                        let with_colon = if text.starts_with(':') {
+                            text.to_string()
+                        } else {
+                            format!(":{text}")
+                        };
+                        d.help =
+                            nearest(&with_colon, names).map(|s| format!("did you mean `{s}`?"));
+                    }
+                    out.push(RequirementDecl {
+                        requirement,
+                        name: Name::new(CompactString::from(text), t.span),
+                    });
+                }
+                Tok::Open => {
+                    self.unexpected(t, "a requirement such as `:typing`");
+                    self.skip_element();
+                }
+                Tok::Close | Tok::Eof => {
+                    self.close("`(:requirements ...)`");
+                    return out;
+                }
+            }
+        }
+    }
+
+    fn action(&mut self, open: Span) -> Option<Action> {
+        let name = self.name("the action name");
+        let mut params = Vec::new();
+        let mut precondition = None;
+        let mut effect = None;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Close | Tok::Eof => break,
+                Tok::Atom => {
+                    self.bump();
+                    let word = self.text(t.span).to_ascii_lowercase();
+                    match word.as_str() {
+                        ":parameters" => {
+                            params = self.var_list("`:parameters`").unwrap_or_default()
+                        }
+                        ":precondition" => precondition = self.formula(),
+                        ":effect" => effect = self.effect(),
+                        _ => {
+                            let d = self.error(
+                                Code::UnexpectedToken,
+                                t.span,
+                                format!(
+                                    "expected `:parameters`, `:precondition` or `:effect`, found `{}`",
+                                    truncate(self.text(t.span), 40)
+                                ),
+                            );
+                            d.help = nearest(&word, [":parameters", ":precondition", ":effect"])
+                                .map(|s| format!("did you mean `{s}`?"));
+                            if matches!(self.peek().kind, Tok::Open) {
+                                self.skip_element();
+                            }
+                        }
+                    }
+                }
+                Tok::Open => {
+                    self.unexpected(t, "`:parameters`, `:precondition` or `:effect`");
+                    self.skip_element();
+                }
+            }
+        }
+        let close = self.close("`(:action ...)`");
+        Some(Action {
+            name: name?,
+            params,
+            precondition,
+            effect,
+            span: open.to(close),
+        })
+    }
+
+    fn durative_action(&mut self, open: Span) -> Option<DurativeAction> {
+        let name = self.name("the action name");
+        let mut params = Vec::new();
+        let mut duration = None;
+        let mut condition = None;
+        let mut effect = None;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Close | Tok::Eof => break,
+                Tok::Atom => {
+                    self.bump();
+                    let word = self.text(t.span).to_ascii_lowercase();
+                    match word.as_str() {
+                        ":parameters" => {
+                            params = self.var_list("`:parameters`").unwrap_or_default()
+                        }
+                        ":duration" => duration = self.formula(),
+                        ":condition" => condition = self.timed_formula(),
+                        ":effect" => effect = self.timed_effect(),
+                        _ => {
+                            self.unexpected(
+                                t,
+                                "`:parameters`, `:duration`, `:condition` or `:effect`",
+                            );
+                            if matches!(self.peek().kind, Tok::Open) {
+                                self.skip_element();
+                            }
+                        }
+                    }
+                }
+                Tok::Open => {
+                    self.unexpected(t, "`:parameters`, `:duration`, `:condition` or `:effect`");
+                    self.skip_element();
+                }
+            }
+        }
+        let close = self.close("`(:durative-action ...)`");
+        Some(DurativeAction {
+            name: name?,
+            params,
+            duration,
+            condition,
+            effect,
+            span: open.to(close),
+        })
+    }
+
+    fn predicate_decls(&mut self) -> Vec<PredicateDecl> {
+        let mut out = Vec::new();
+        while self.peek().kind == Tok::Open {
+            if let Some(p) = self.predicate_decl() {
+                out.push(p);
+            }
+        }
+        if self.peek().kind == Tok::Atom {
+            let t = self.peek();
+            self.unexpected(t, "a predicate declaration such as `(at ?x - object)`");
+        }
+        out
+    }
+
+    fn predicate_decl(&mut self) -> Option<PredicateDecl> {
+        let open = self.open("a predicate declaration")?;
+        let name = self.name("a predicate name");
+        let params = self.typed_list(true, "variable");
+        let close = self.close("the predicate declaration");
+        Some(PredicateDecl {
+            name: name?,
+            params,
+            span: open.to(close),
+        })
+    }
+
+    fn function_decls(&mut self) -> Vec<FunctionDecl> {
+        let mut out: Vec<FunctionDecl> = Vec::new();
+        let mut untyped_from = 0;
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Open => {
+                    if let Some(p) = self.predicate_decl() {
+                        out.push(FunctionDecl {
+                            name: p.name,
+                            params: p.params,
+                            ty: FunctionType::Unspecified,
+                            span: p.span,
+                        });
+                    }
+                }
+                Tok::Atom if self.text(t.span) == "-" => {
+                    self.bump();
+                    let ty = self.type_expr();
+                    let ty = match ty {
+                        Some(Type::Named(n)) if n.matches("number") => FunctionType::Number(n.span),
+                        Some(Type::Named(n)) if n.matches("integer") => {
+                            FunctionType::Integer(n.span)
+                        }
+                        Some(other) => FunctionType::Object(other),
+                        None => FunctionType::Unspecified,
+                    };
+                    for f in &mut out[untyped_from..] {
+                        f.ty = ty.clone();
+                    }
+                    untyped_from = out.len();
+                }
+                Tok::Atom => {
+                    self.unexpected(
+                        t,
+                        "a function declaration such as `(fuel ?a)` or `- number`",
+                    );
+                    self.bump();
+                }
+                Tok::Close | Tok::Eof => return out,
+            }
+        }
+    }
+
+    fn derived(&mut self, open: Span) -> Option<Derived> {
+        let head = self.predicate_decl();
+        let body = self.formula();
+        let close = self.close("`(:derived ...)`: it takes a head and one condition");
+        Some(Derived {
+            head: head?,
+            body: body?,
+            span: open.to(close),
+        })
+    }
+
+    fn unsupported_section(&mut self, kw: Token, what: &str) {
+        let span = kw.span;
+        self.error(Code::Unsupported, span, format!("{what} are not supported"))
+            .severity = crate::diagnostic::Severity::Warning;
+        if let Some(d) = self.diagnostics.last_mut() {
+            d.help = Some("the section is skipped; plans are checked without it".into());
+        }
+    }
+
+    pub fn domain(&mut self) -> Option<Domain> {
+        let (define, name) = self.header("domain")?;
+        let mut domain = Domain {
+            name,
+            requirements: Vec::new(),
+            types: Vec::new(),
+            constants: Vec::new(),
+            predicates: Vec::new(),
+            functions: Vec::new(),
+            actions: Vec::new(),
+            derived: Vec::new(),
+            durative_actions: Vec::new(),
+            span: define,
+        };
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        let close = self.sections(DOMAIN_SECTIONS, |p, word, open, kw| {
+            let repeatable = matches!(word, ":action" | ":derived" | ":durative-action");
+            if !repeatable {
+                if let Some((_, first)) = seen.iter().find(|(w, _)| w == word) {
+                    let first = *first;
+                    let file = p.file;
+                    p.error(
+                        Code::DuplicateSection,
+                        kw.span,
+                        format!("`{word}` appears twice"),
+                    )
+                    .labels
+                    .push(crate::diagnostic::Label {
+                        file,
+                        span: first,
+                        message: "first given here".into(),
+                    });
+                    if let Some(d) = p.diagnostics.last_mut() {
+                        d.help = Some("merge the two sections into one".into());
+                    }
+                }
+                seen.push((word.to_string(), kw.span));
+            }
+            match word {
+                ":requirements" => {
+                    let r = p.requirements();
+                    domain.requirements.extend(r);
+                    true
+                }
+                ":types" => {
+                    let t = p.typed_list(false, "type");
+                    domain.types.extend(t);
+                    p.close("`(:types ...)`");
+                    true
+                }
+                ":constants" => {
+                    let c = p.typed_list(false, "constant");
+                    domain.constants.extend(c);
+                    p.close("`(:constants ...)`");
+                    true
+                }
+                ":predicates" => {
+                    let ps = p.predicate_decls();
+                    domain.predicates.extend(ps);
+                    p.close("`(:predicates ...)`");
+                    true
+                }
+                ":functions" => {
+                    let fs = p.function_decls();
+                    domain.functions.extend(fs);
+                    p.close("`(:functions ...)`");
+                    true
+                }
+                ":action" => {
+                    if let Some(a) = p.action(open) {
+                        domain.actions.push(a);
+                    }
+                    true
+                }
+                ":derived" => {
+                    if let Some(d) = p.derived(open) {
+                        domain.derived.push(d);
+                    }
+                    true
+                }
+                ":durative-action" => {
+                    if let Some(a) = p.durative_action(open) {
+                        domain.durative_actions.push(a);
+                    }
+                    true
+                }
+                _ => {
+                    p.unsupported_section(kw, "trajectory constraints (`:constraints`)");
+                    false
+                }
+            }
+        });
+        domain.span = define.to(close);
+        self.trailing("domain");
+        Some(domain)
+    }
+
+    pub fn problem(&mut self) -> Option<Problem> {
+        let (define, name) = self.header("problem")?;
+        let mut problem = Problem {
+            name,
+            domain: Name::new("", define),
+            requirements: Vec::new(),
+            objects: Vec::new(),
+            init: Vec::new(),
+            goal: None,
+            metric: None,
+            span: define,
+        };
+        let mut has_domain = false;
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        let close = self.sections(PROBLEM_SECTIONS, |p, word, open, kw| {
+            if let Some((_, first)) = seen.iter().find(|(w, _)| w == word) {
+                let first = *first;
+                let file = p.file;
+                p.error(
+                    Code::DuplicateSection,
+                    kw.span,
+                    format!("`{word}` appears twice"),
+                )
+                .labels
+                .push(crate::diagnostic::Label {
+                    file,
+                    span: first,
+                    message: "first given here".into(),
+                });
+            }
+            seen.push((word.to_string(), kw.span));
+            match word {
+                ":domain" => {
+                    if let Some(n) = p.name("the domain name") {
+                        problem.domain = n;
+                        has_domain = true;
+                    }
+                    p.close("`(:domain NAME)`");
+                    true
+                }
+                ":requirements" => {
+                    let r = p.requirements();
+                    problem.requirements.extend(r);
+                    true
+                }
+                ":objects" => {
+                    let o = p.typed_list(false, "object");
+                    problem.objects.extend(o);
+                    p.close("`(:objects ...)`");
+                    true
+                }
+                ":init" => {
+                    p.init(&mut problem.init);
+                    p.close("`(:init ...)`");
+                    true
+                }
+                ":goal" => {
+                    problem.goal = p.formula();
+                    p.close(
+                        "`(:goal ...)`: the goal is one condition; wrap several in `(and ...)`",
+                    );
+                    true
+                }
+                ":metric" => {
+                    problem.metric = p.metric(open);
+                    true
+                }
+                _ => {
+                    p.unsupported_section(kw, "trajectory constraints (`:constraints`)");
+                    false
+                }
+            }
+        });
+        problem.span = define.to(close);
+        if !has_domain {
+            self.error(
+                Code::MissingSection,
+                problem.name.span,
+                "the problem does not say which domain it belongs to",
+            )
+            .help = Some("add `(:domain NAME)` after `(problem ...)`".into());
+        }
+        if problem.goal.is_none() && !seen.iter().any(|(w, _)| w == ":goal") {
+            self.error(
+                Code::MissingSection,
+                problem.name.span,
+                "the problem has no `:goal`",
+            )
+            .help = Some("add `(:goal (and ...))` with the facts the plan must reach".into());
+        }
+        self.trailing("problem");
+        Some(problem)
+    }
+
+    fn init(&mut self, out: &mut Vec<InitEntry>) {
+        loop {
+            let t = self.peek();
+            match t.kind {
+                Tok::Close | Tok::Eof => return,
+                Tok::Atom => {
+                    self.unexpected(t, "a fact in parentheses such as `(at truck1 depot)`");
+                    self.bump();
+                }
+                Tok::Open => {
+                    if let Some(e) = self.init_entry() {
+                        out.push(e);
+                    }
+                }
+            }
+        }
+    }
+
+    fn init_entry(&mut self) -> Option<InitEntry> {
+        let open = self.open("a fact")?;
+        let head = self.peek();
+        if head.kind != Tok::Atom {
+            self.unexpected(head, "a predicate name, `=` or `not`");
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let word = self.text(head.span);
+        if word == "=" {
+            let target = self.fluent_term();
+            let value_tok = self.peek();
+            let value = if value_tok.kind == Tok::Atom && looks_numeric(self.text(value_tok.span)) {
+                self.bump();
+                self.number(value_tok)
+            } else {
+                self.unexpected(value_tok, "a number (initial values are plain numbers)");
+                None
+            };
+            let close = self.close("`(= ...)`");
+            return Some(InitEntry::Assign(target?, value?, open.to(close)));
+        }
+        if word.eq_ignore_ascii_case("not") {
+            let atom = self.atom_formula("the negated fact");
+            let close = self.close("`(not ...)`");
+            return Some(InitEntry::Not(atom?, open.to(close)));
+        }
+        let next = self.peek();
+        if word.eq_ignore_ascii_case("at") && self.is_number_token(next) {
+            self.error(
+                Code::Unsupported,
+                open,
+                "timed initial literals (`(at TIME fact)`) are not supported",
+            )
+            .help = Some("remove the timed literal; safeplan validates sequential plans".into());
+            self.skip_rest_of_list();
+            return None;
+        }
+        if word.starts_with([':', '?']) {
+            self.unexpected(head, "a predicate name");
+            self.skip_rest_of_list();
+            return None;
+        }
+        let predicate = self.name_from(head, "a predicate");
+        let args = self.terms(false);
+        let close = self.close(&format!("the fact `({word} ...)`"));
+        Some(InitEntry::Atom(Atom {
+            predicate,
+            args,
+            span: open.to(close),
+        }))
+    }
+
+    fn metric(&mut self, open: Span) -> Option<Metric> {
+        let t = self.peek();
+        let optimization = if self.eat_word("minimize") {
+            Some(Optimization::Minimize)
+        } else if self.eat_word("maximize") {
+            Some(Optimization::Maximize)
+        } else {
+            self.unexpected(t, "`minimize` or `maximize`");
+            None
+        };
+        let expr = self.expr();
+        let close = self.close("`(:metric ...)`");
+        Some(Metric {
+            optimization: optimization?,
+            expr: expr?,
+            span: open.to(close),
+        })
+    }
+
+    /// Anything after the closing `)` of the `define`.
+    fn trailing(&mut self, kind: &str) {
+        let t = self.peek();
+        match t.kind {
+            Tok::Eof => {}
+            Tok::Close => {
+                self.error(
+                    Code::UnexpectedCloseParen,
+                    t.span,
+                    format!("this `)` closes nothing: the {kind} already ended"),
+                )
+                .help = Some("remove it, or look for a `)` that closed a list too early".into());
+            }
+            _ => {
+                self.error(
+                    Code::UnexpectedToken,
+                    t.span,
+                    format!("unexpected text after the end of the {kind}"),
+                )
+                .help = Some(format!(
+                    "a file holds one `(define ...)`; move this {kind} text inside it or remove it"
+                ));
+            }
+        }
+    }
+}
+
+/// Whether `c` may appear in a PDDL name. Letters and digits of any script, `-`, `_`, and a
+/// few characters real domains use (`.`, `@`, `/`, `'`, `!`, `<`, `>`, `=`, `+`, `*`, `&`).
+pub(crate) fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            '-' | '_' | '.' | '@' | '/' | '\'' | '!' | '<' | '>' | '=' | '+' | '*' | '&'
+        )
+}
+
+/// Whether an atom is meant as a number (then it must parse as one).
+pub(crate) fn looks_numeric(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    match bytes {
+        [b'0'..=b'9', ..] => true,
+        [b'-' | b'+' | b'.', b'0'..=b'9', ..] => true,
+        [b'-' | b'+', b'.', b'0'..=b'9', ..] => true,
+        _ => false,
+    }
+}
+
+fn truncate(s: &str, max_chars: usize) -> String {
+    if s.chars().count() <= max_chars {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max_chars).collect();
+        out.push('…');
+        out
+    }
+}
