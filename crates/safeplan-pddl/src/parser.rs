@@ -110,15 +110,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Report that the file ended while lists were open (once per file).
-    fn report_eof(&mut self, at: Span) {
+    /// Report that the file ended while lists were open (once per file). `skipped` counts
+    /// lists opened while skipping (not on `open_stack`), the innermost of them at `innermost`.
+    fn report_eof(&mut self, at: Span, skipped: usize, innermost: Option<Span>) {
         if self.eof_reported {
             return;
         }
         self.eof_reported = true;
-        let open = self.open_stack.last().copied();
+        let open = innermost.or_else(|| self.open_stack.last().copied());
         let outer = self.open_stack.first().copied();
-        let n = self.open_stack.len();
+        let n = self.open_stack.len() + skipped;
         let d = self.error(
             Code::UnclosedParen,
             at,
@@ -127,23 +128,26 @@ impl<'a> Parser<'a> {
                 if n == 1 { "is" } else { "are" }
             ),
         );
+        let file = d.file;
         if let Some(open) = open {
             d.labels.push(crate::diagnostic::Label {
-                file: d.file,
+                file,
                 span: open,
                 message: "innermost unclosed `(`".into(),
             });
         }
         if let (Some(outer), true) = (outer, n > 1) {
             d.labels.push(crate::diagnostic::Label {
-                file: d.file,
+                file,
                 span: outer,
                 message: "outermost unclosed `(`".into(),
             });
         }
-        d.help = Some(format!(
-            "add {n} `)` at the end, or find where a `)` went missing"
-        ));
+        d.help = Some(if n == 1 {
+            "add the missing `)` at the end, or check whether the file was cut short".into()
+        } else {
+            format!("add the {n} missing `)`, or check whether the file was cut short")
+        });
     }
 
     /// Consume a `(` and enter it. Returns its span, or `None` (reported) if the next token
@@ -188,10 +192,14 @@ impl<'a> Parser<'a> {
     /// (entered with `open`/`enter`), and leave it. Iterative: no recursion on nesting.
     fn skip_rest_of_list(&mut self) -> Span {
         let mut level = 1usize;
+        let mut innermost = None;
         loop {
             let t = self.bump();
             match t.kind {
-                Tok::Open => level += 1,
+                Tok::Open => {
+                    level += 1;
+                    innermost = Some(t.span);
+                }
                 Tok::Close => {
                     level -= 1;
                     if level == 0 {
@@ -200,7 +208,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Eof => {
-                    self.report_eof(t.span);
+                    self.report_eof(t.span, level - 1, innermost);
                     self.leave();
                     return t.span;
                 }
@@ -227,7 +235,7 @@ impl<'a> Parser<'a> {
                 t.span
             }
             Tok::Eof => {
-                self.report_eof(t.span);
+                self.report_eof(t.span, 0, None);
                 self.leave();
                 t.span
             }
@@ -240,15 +248,23 @@ impl<'a> Parser<'a> {
 
     fn unexpected(&mut self, t: Token, expected: &str) {
         if t.kind == Tok::Eof {
-            self.report_eof(t.span);
+            self.report_eof(t.span, 0, None);
             return;
         }
         let found = self.describe(t);
+        let help = match t.kind {
+            Tok::Close => format!(
+                "add {expected} before this `)`, or remove the `)` if it closes a list too early"
+            ),
+            Tok::Open => format!("write {expected} here; if this `(` is extra, remove it"),
+            _ => format!("replace {found} with {expected}"),
+        };
         self.error(
             Code::UnexpectedToken,
             t.span,
             format!("expected {expected}, found {found}"),
-        );
+        )
+        .help = Some(help);
     }
 
     /// Skip one element (an atom, or a whole list) after reporting it.
@@ -260,7 +276,7 @@ impl<'a> Parser<'a> {
                 self.depth += 1;
                 self.skip_rest_of_list();
             }
-            Tok::Eof => self.report_eof(t.span),
+            Tok::Eof => self.report_eof(t.span, 0, None),
             _ => {}
         }
     }
@@ -301,7 +317,7 @@ impl<'a> Parser<'a> {
                 Code::InvalidName,
                 t.span,
                 format!(
-                    "`{}` is not a valid name for {what}: {bad:?} is not allowed in PDDL names",
+                    "`{}` is not a valid name ({what}): {bad:?} is not allowed in PDDL names",
                     truncate(text, 40)
                 ),
             );
@@ -997,7 +1013,10 @@ impl<'a> Parser<'a> {
                 Code::UnexpectedEof,
                 t.span,
                 format!("the file is empty: expected `(define ({kind} NAME) ...)`"),
-            );
+            )
+            .help = Some(format!(
+                "check that this is the {kind} file; it holds no PDDL, only whitespace or comments"
+            ));
             return None;
         }
         let define = self.open(&format!("`(define ({kind} NAME) ...)`"))?;
@@ -1059,7 +1078,7 @@ impl<'a> Parser<'a> {
                     return t.span;
                 }
                 Tok::Eof => {
-                    self.report_eof(t.span);
+                    self.report_eof(t.span, 0, None);
                     self.leave();
                     return t.span;
                 }
@@ -1265,7 +1284,7 @@ impl<'a> Parser<'a> {
 
     fn predicate_decl(&mut self) -> Option<PredicateDecl> {
         let open = self.open("a predicate declaration")?;
-        let name = self.name("a predicate name");
+        let name = self.name("a predicate");
         let params = self.typed_list(true, "variable");
         let close = self.close("the predicate declaration");
         Some(PredicateDecl {
@@ -1510,7 +1529,7 @@ impl<'a> Parser<'a> {
             }
         });
         problem.span = define.to(close);
-        if !has_domain {
+        if !has_domain && !self.eof_reported {
             self.error(
                 Code::MissingSection,
                 problem.name.span,
@@ -1518,7 +1537,7 @@ impl<'a> Parser<'a> {
             )
             .help = Some("add `(:domain NAME)` after `(problem ...)`".into());
         }
-        if problem.goal.is_none() && !seen.iter().any(|(w, _)| w == ":goal") {
+        if problem.goal.is_none() && !seen.iter().any(|(w, _)| w == ":goal") && !self.eof_reported {
             self.error(
                 Code::MissingSection,
                 problem.name.span,

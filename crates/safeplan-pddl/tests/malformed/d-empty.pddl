@@ -1,0 +1,1 @@
+; expect: unexpected-eof 2:1

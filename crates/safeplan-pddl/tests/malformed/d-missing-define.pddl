@@ -1,0 +1,3 @@
+; expect: unexpected-token 2:2
+(domain kitchen
+  (:requirements :strips))

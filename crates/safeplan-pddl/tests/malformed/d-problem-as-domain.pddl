@@ -1,0 +1,2 @@
+; expect: unexpected-token 2:10
+(define (problem p1) (:domain kitchen) (:objects a) (:init) (:goal (and)))

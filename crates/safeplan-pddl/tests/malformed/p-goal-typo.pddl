@@ -1,0 +1,6 @@
+; expect: undefined-predicate 6:11
+(define (problem fetch-cup)
+  (:domain kitchen)
+  (:objects cup1 - cup)
+  (:init (robot-at counter) (item-at cup1 sink) (hand-empty))
+  (:goal (holdng cup1)))
