@@ -208,7 +208,7 @@ impl<'a> TaskIndex<'a> {
         // Pass 2: ancestors by depth-first search, reporting cycles.
         let n = self.types.names.len();
         let mut ancestors = vec![Vec::new(); n];
-        for t in 0..n {
+        for (t, found) in ancestors.iter_mut().enumerate() {
             let mut seen = vec![false; n];
             let mut stack = vec![t as TypeId];
             while let Some(x) = stack.pop() {
@@ -216,14 +216,14 @@ impl<'a> TaskIndex<'a> {
                     continue;
                 }
                 seen[x as usize] = true;
-                ancestors[t].push(x);
+                found.push(x);
                 for &p in &parents[x as usize] {
                     if p as usize == t {
-                        let name = &domain
+                        let entry = domain
                             .types
                             .iter()
                             .find(|e| self.types.id(&e.name) == Some(t as TypeId));
-                        if let Some(entry) = name {
+                        if let Some(entry) = entry {
                             self.diagnostics.push(
                                 Diagnostic::error(
                                     Code::TypeMismatch,
@@ -238,8 +238,8 @@ impl<'a> TaskIndex<'a> {
                     stack.push(p);
                 }
             }
-            if !ancestors[t].contains(&OBJECT) {
-                ancestors[t].push(OBJECT);
+            if !found.contains(&OBJECT) {
+                found.push(OBJECT);
             }
         }
         self.types.ancestors = ancestors;

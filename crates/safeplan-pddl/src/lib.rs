@@ -7,7 +7,7 @@
 //!
 //! # Design
 //!
-//! Reading happens in two layers, as in most robust PDDL tools. The [lexer](lexer) cuts the
+//! Reading happens in two layers, as in most robust PDDL tools. The lexer cuts the
 //! text into parentheses and atoms with byte spans (using `nom`); the parser builds the typed
 //! AST from that token stream by recursive descent. Parsing never fails outright: every entry
 //! point returns a [`Parsed`] with whatever could be read plus [`Diagnostic`]s, each pointing at
@@ -23,7 +23,7 @@
 //! The [checker](check) is a separate pass over a parsed domain, problem and plan: undefined
 //! names, arities, types, duplicates and undeclared requirements, each with the nearest
 //! declared name as a suggestion. Plans come in three dialects ([`plan`]): IPC sequential
-//! files, timestamped files, and a lenient extractor for LLM replies. The [writer](write)
+//! files, timestamped files, and a lenient extractor for LLM replies. The [writer](mod@write)
 //! prints any AST back as PDDL that parses to the same AST.
 //!
 //! # Example
@@ -57,7 +57,7 @@ pub use check::{CheckOptions, TaskIndex, check_domain, check_plan, check_problem
 pub use diagnostic::{Code, Diagnostic, FileKind, Severity, has_errors};
 pub use plan::{extract_plan, parse_plan};
 pub use span::{LineCol, LineIndex, Span};
-pub use write::{write_domain, write_plan, write_problem};
+pub use write::{write_domain, write_effect, write_formula, write_plan, write_problem};
 
 use serde::{Deserialize, Serialize};
 

@@ -1679,13 +1679,12 @@ pub(crate) fn is_name_char(c: char) -> bool {
 
 /// Whether an atom is meant as a number (then it must parse as one).
 pub(crate) fn looks_numeric(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    match bytes {
-        [b'0'..=b'9', ..] => true,
-        [b'-' | b'+' | b'.', b'0'..=b'9', ..] => true,
-        [b'-' | b'+', b'.', b'0'..=b'9', ..] => true,
-        _ => false,
-    }
+    matches!(
+        text.as_bytes(),
+        [b'0'..=b'9', ..]
+            | [b'-' | b'+' | b'.', b'0'..=b'9', ..]
+            | [b'-' | b'+', b'.', b'0'..=b'9', ..]
+    )
 }
 
 fn truncate(s: &str, max_chars: usize) -> String {

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 ///
 /// `None` means "skip": the data is not on this machine. Under `CI=true` a missing corpus is
 /// a failure, not a skip, so CI can never pass by not looking.
+#[allow(clippy::print_stderr)] // a skipped corpus must be visible in the test output
 pub fn data_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("SAFEPLAN_DATA") {
         Some(d) => PathBuf::from(d),
