@@ -1,0 +1,10 @@
+; Deliver the soup to the table without raising danger.
+(define (problem serve-soup)
+  (:domain hot-soup)
+  (:init (robot-at stove)
+         (item-at soup stove)
+         (hand-empty)
+         (child-in-room)
+         (= (danger) 0))
+  (:goal (and (item-at soup table)
+              (= (danger) 0))))
