@@ -252,20 +252,31 @@ pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) 
     best.map(|(_, c)| c)
 }
 
-/// Levenshtein distance over chars (names are short; O(n·m) is fine).
+/// Edit distance over chars counting an adjacent transposition as one edit (optimal string
+/// alignment), since swapped letters are the commonest typo (`drvie` for `drive`). Names are
+/// short, so O(n·m) is fine.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for (j, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = j;
     }
-    prev[b.len()]
+    for i in 1..=a.len() {
+        d[i * width] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
 }
 
 #[cfg(test)]
@@ -279,6 +290,9 @@ mod tests {
         assert_eq!(nearest("ROBOT_HAS", names), Some("robot_has"));
         assert_eq!(nearest("conteiner_open", names), Some("container_open"));
         assert_eq!(nearest("xyz", names), None);
+        assert_eq!(nearest("drvie", ["drive", "load"]), Some("drive"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("drvie", "drive"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
     }
 }

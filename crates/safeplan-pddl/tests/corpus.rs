@@ -456,7 +456,8 @@ fn despite_oracle_plans_are_flagged_exactly_when_ill_formed() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 8145);
+    // The README's table counts 8,145 plans; about one in seven is held back from the file.
+    assert_eq!(checked, 6979);
     assert!(flagged > 0);
 }
 
