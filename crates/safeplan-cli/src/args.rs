@@ -1,0 +1,107 @@
+//! The command line, as clap derive types. Nothing here does any work.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Check robot task plans written in PDDL.
+#[derive(Debug, Parser)]
+#[command(
+    name = "safeplan",
+    version,
+    propagate_version = true,
+    arg_required_else_help = true,
+    after_help = "Run `safeplan check --help` for the checker's options.\n\
+                  Exit status: 0 no errors, 1 errors found, 2 unusable invocation or unreadable file."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// When to colour the output (and draw it with Unicode).
+    ///
+    /// `auto` colours only when standard output is a terminal and the NO_COLOR environment
+    /// variable is unset or empty; otherwise the output is plain ASCII.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse and check a domain, optionally a problem, and optionally a plan.
+    #[command(
+        long_about = "Parse and check a PDDL domain, optionally a problem for it, and optionally \
+                      a plan for that problem.\n\n\
+                      The domain is checked on its own (undefined names, arities, types, \
+                      requirements); the problem against the domain; the plan's steps against \
+                      both. A check that depends on a file that could not be read at all is \
+                      skipped, and the output says so.",
+        after_help = "Examples:\n  \
+                      safeplan check domain.pddl\n  \
+                      safeplan check domain.pddl problem.pddl plan.txt\n  \
+                      safeplan check --llm-plan domain.pddl problem.pddl reply.md\n  \
+                      safeplan check --json domain.pddl problem.pddl | jq .errors\n\n\
+                      Exit status: 0 no errors (warnings allowed), 1 at least one error, \
+                      2 unusable invocation or a file that cannot be read."
+    )]
+    Check(CheckArgs),
+}
+
+/// Arguments of `safeplan check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The domain file: `(define (domain NAME) ...)`.
+    #[arg(value_name = "DOMAIN")]
+    pub domain: PathBuf,
+
+    /// A problem file for the domain: `(define (problem NAME) (:domain NAME) ...)`.
+    #[arg(value_name = "PROBLEM")]
+    pub problem: Option<PathBuf>,
+
+    /// A plan for the problem: one `(action arg...)` per line (IPC), optionally timestamped
+    /// (`0.000: (action arg...) [1.000]`).
+    #[arg(value_name = "PLAN", requires = "problem")]
+    pub plan: Option<PathBuf>,
+
+    /// Print one JSON document on standard output instead of the human-readable report.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Treat features used without declaring their `:requirements` as errors, not warnings.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Read PLAN leniently, as text pasted from an LLM reply: steps are picked out of prose,
+    /// lists and code blocks, and skipped text is reported as warnings.
+    #[arg(long, requires = "plan")]
+    pub llm_plan: bool,
+}
+
+/// The `--color` choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when standard output is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always colour (and draw with Unicode), even into a pipe.
+    Always,
+    /// Never colour; plain ASCII drawing.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour, given the environment of this process.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                // https://no-color.org: set and not empty disables colour.
+                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+                !no_color && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}

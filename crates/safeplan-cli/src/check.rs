@@ -1,0 +1,478 @@
+//! `safeplan check`: read the files, parse and check them, and hand the outcome to a printer.
+//!
+//! The command is split in two halves that meet in [`Outcome`]: [`run`] does all the work and
+//! produces plain data (the files, their text, and every diagnostic grouped under the file it
+//! points into); [`crate::render`] and [`crate::report`] only print that data. So the human
+//! and JSON outputs cannot disagree about what was found.
+
+use std::io::{self, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use safeplan_pddl::{
+    CheckOptions, Diagnostic, Domain, FileKind, LineCol, LineIndex, Plan, Problem, Span,
+    ast::InitEntry, check_domain, check_plan, check_problem, decode, extract_plan, parse_domain,
+    parse_plan, parse_problem,
+};
+
+use crate::args::CheckArgs;
+
+/// How a completed check ended (the process exit code is derived from this).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// No error diagnostics (warnings allowed).
+    Clean,
+    /// At least one error diagnostic.
+    Errors,
+}
+
+/// Why the command could not do its job at all.
+#[derive(Debug)]
+pub enum Failure {
+    /// Some input files could not be read (missing, a directory, no permission, ...).
+    Read(Vec<ReadError>),
+    /// Standard output failed for a reason other than a closed pipe.
+    Write(io::Error),
+}
+
+/// One input file that could not be read.
+#[derive(Debug)]
+pub struct ReadError {
+    /// The path as given.
+    pub path: PathBuf,
+    /// What the operating system said.
+    pub error: io::Error,
+}
+
+impl ReadError {
+    /// The reason, without Rust's " (os error N)" suffix.
+    pub fn reason(&self) -> String {
+        let text = self.error.to_string();
+        match text.find(" (os error") {
+            Some(at) => text[..at].to_string(),
+            None => text,
+        }
+    }
+
+    /// A hint at the likely fix.
+    pub fn hint(&self) -> &'static str {
+        match self.error.kind() {
+            io::ErrorKind::NotFound => {
+                "check the path; the files go in the order DOMAIN [PROBLEM [PLAN]]"
+            }
+            io::ErrorKind::PermissionDenied => "check the file's permissions",
+            io::ErrorKind::IsADirectory => "give the path of a file inside it, not the directory",
+            _ => "check that the path names a readable file",
+        }
+    }
+}
+
+/// One input file after checking: its text, what it holds, and what was found in it.
+#[derive(Debug)]
+pub struct FileResult {
+    /// The path as given on the command line, for display.
+    pub path: String,
+    /// Domain, problem or plan.
+    pub kind: FileKind,
+    /// The text, made safe to print: byte offsets and character counts are those of the
+    /// file as read (see [`printable`]); invalid UTF-8 is shown as U+FFFD.
+    pub text: String,
+    /// Line starts of `text`.
+    pub index: LineIndex,
+    /// Diagnostics whose primary span points into this file, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What was read, for the `ok` line (`None` when nothing could be read).
+    pub summary: Option<String>,
+    /// Why this file was not checked against the files it depends on, if it was not.
+    pub skipped: Option<String>,
+}
+
+impl FileResult {
+    /// Number of error diagnostics.
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// Number of warning diagnostics.
+    pub fn warnings(&self) -> usize {
+        self.diagnostics.len() - self.errors()
+    }
+
+    /// `span` clamped to the text and widened to character boundaries, so it can always be
+    /// sliced and rendered, whatever the span.
+    pub fn range(&self, span: Span) -> Range<usize> {
+        let text = &self.text;
+        let mut start = (span.start as usize).min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (span.end as usize).clamp(start, text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        if start == text.len() {
+            // "The file ends here": point at the end of the last line, which a reader can
+            // see, rather than at the empty line after the final newline.
+            start = text.trim_end_matches(['\n', '\r']).len();
+            end = start;
+        }
+        start..end
+    }
+
+    /// 1-based line and column (in characters) of byte `offset`.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        self.index.line_col(&self.text, offset as u32)
+    }
+}
+
+/// Everything `safeplan check` found, in command-line order of the files.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The files given, domain first.
+    pub files: Vec<FileResult>,
+}
+
+impl Outcome {
+    /// Total errors over all files.
+    pub fn errors(&self) -> usize {
+        self.files.iter().map(FileResult::errors).sum()
+    }
+
+    /// Total warnings over all files.
+    pub fn warnings(&self) -> usize {
+        self.files.iter().map(FileResult::warnings).sum()
+    }
+
+    /// The file of `kind`, if one was given.
+    pub fn file(&self, kind: FileKind) -> Option<&FileResult> {
+        self.files.iter().find(|f| f.kind == kind)
+    }
+
+    /// The exit status this outcome calls for.
+    pub fn status(&self) -> Status {
+        if self.errors() > 0 {
+            Status::Errors
+        } else {
+            Status::Clean
+        }
+    }
+}
+
+/// Run `safeplan check` and print its report on standard output.
+pub fn run(args: &CheckArgs, color: bool) -> Result<Status, Failure> {
+    let inputs = read_inputs(args).map_err(Failure::Read)?;
+    let outcome = check(inputs, args);
+
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let written = if args.json {
+        crate::report::write_json(&outcome, &mut out)
+    } else {
+        crate::render::write_human(&outcome, color, &mut out)
+    }
+    .and_then(|()| out.flush());
+    match written {
+        Ok(()) => Ok(outcome.status()),
+        // The reader went away (`safeplan check ... | head`): what it wanted was written, and
+        // the verdict still stands.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(outcome.status()),
+        Err(e) => Err(Failure::Write(e)),
+    }
+}
+
+/// A file that was read, still as bytes.
+struct Input {
+    path: PathBuf,
+    kind: FileKind,
+    bytes: Vec<u8>,
+}
+
+/// Read every file named on the command line; report all that cannot be read, not just the
+/// first.
+fn read_inputs(args: &CheckArgs) -> Result<Vec<Input>, Vec<ReadError>> {
+    let named: [(Option<&Path>, FileKind); 3] = [
+        (Some(&args.domain), FileKind::Domain),
+        (args.problem.as_deref(), FileKind::Problem),
+        (args.plan.as_deref(), FileKind::Plan),
+    ];
+    let mut inputs = Vec::new();
+    let mut failures = Vec::new();
+    for (path, kind) in named {
+        let Some(path) = path else { continue };
+        match std::fs::read(path) {
+            Ok(bytes) => inputs.push(Input {
+                path: path.to_path_buf(),
+                kind,
+                bytes,
+            }),
+            Err(error) => failures.push(ReadError {
+                path: path.to_path_buf(),
+                error,
+            }),
+        }
+    }
+    if failures.is_empty() {
+        Ok(inputs)
+    } else {
+        Err(failures)
+    }
+}
+
+/// A file decoded to text, with the diagnostics found so far.
+struct Loaded {
+    path: String,
+    kind: FileKind,
+    /// The text; for a file that is not UTF-8, a lossy copy (only for display).
+    text: String,
+    /// Whether `text` is the file as read, so it may be parsed.
+    decoded: bool,
+    diagnostics: Vec<Diagnostic>,
+    summary: Option<String>,
+    skipped: Option<String>,
+}
+
+impl Loaded {
+    fn new(input: Input) -> Loaded {
+        let decode_error = decode(&input.bytes, input.kind).err();
+        let text = match String::from_utf8(input.bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        Loaded {
+            path: input.path.display().to_string(),
+            kind: input.kind,
+            text,
+            decoded: decode_error.is_none(),
+            diagnostics: decode_error.into_iter().collect(),
+            summary: None,
+            skipped: None,
+        }
+    }
+}
+
+/// Parse and check what was read.
+fn check(inputs: Vec<Input>, args: &CheckArgs) -> Outcome {
+    // Written so that options added to the library later keep their defaults here.
+    #[allow(clippy::needless_update)]
+    let options = CheckOptions {
+        strict: args.strict,
+        ..CheckOptions::default()
+    };
+    let mut files: Vec<Loaded> = inputs.into_iter().map(Loaded::new).collect();
+    // Diagnostics from the checker, tagged with the file whose check produced them; they are
+    // filed under the file they point into at the end.
+    let mut found: Vec<(usize, Diagnostic)> = Vec::new();
+
+    let mut domain: Option<Domain> = None;
+    let mut problem: Option<Problem> = None;
+    let mut plan: Option<Plan> = None;
+    for (i, file) in files.iter_mut().enumerate() {
+        if !file.decoded {
+            continue;
+        }
+        match file.kind {
+            FileKind::Domain => {
+                let parsed = parse_domain(&file.text);
+                found.extend(parsed.diagnostics.into_iter().map(|d| (i, d)));
+                domain = parsed.value;
+            }
+            FileKind::Problem => {
+                let parsed = parse_problem(&file.text);
+                found.extend(parsed.diagnostics.into_iter().map(|d| (i, d)));
+                problem = parsed.value;
+            }
+            FileKind::Plan => {
+                let parsed = if args.llm_plan {
+                    extract_plan(&file.text)
+                } else {
+                    parse_plan(&file.text)
+                };
+                found.extend(parsed.diagnostics.into_iter().map(|d| (i, d)));
+                plan = parsed.value;
+            }
+        }
+    }
+
+    let kinds: Vec<FileKind> = files.iter().map(|f| f.kind).collect();
+    let index_of = |kind| kinds.iter().position(|&k| k == kind);
+    let (di, pi, li) = (
+        index_of(FileKind::Domain),
+        index_of(FileKind::Problem),
+        index_of(FileKind::Plan),
+    );
+    let mut skipped: Vec<(usize, String)> = Vec::new();
+    if let (Some(i), Some(d)) = (di, &domain) {
+        found.extend(check_domain(d, &options).into_iter().map(|x| (i, x)));
+    }
+    if let (Some(i), Some(p)) = (pi, &problem) {
+        match &domain {
+            Some(d) => found.extend(check_problem(d, p, &options).into_iter().map(|x| (i, x))),
+            None => skipped.push((i, "not checked: the domain could not be parsed".into())),
+        }
+    }
+    if let (Some(i), Some(l)) = (li, &plan) {
+        match (&domain, &problem) {
+            (Some(d), Some(p)) => found.extend(check_plan(d, p, l).into_iter().map(|x| (i, x))),
+            (None, _) => skipped.push((i, "not checked: the domain could not be parsed".into())),
+            (_, None) => skipped.push((i, "not checked: the problem could not be parsed".into())),
+        }
+    }
+
+    // File each diagnostic under the file it points into (a problem check may point into the
+    // domain); a diagnostic about a file that was not given stays with the file checked.
+    for (owner, d) in found {
+        let target = index_of(d.file).unwrap_or(owner);
+        files[target].diagnostics.push(d);
+    }
+    for (i, why) in skipped {
+        files[i].skipped = Some(why);
+    }
+    if let (Some(i), Some(d)) = (di, &domain) {
+        files[i].summary = Some(domain_summary(d));
+    }
+    if let (Some(i), Some(p)) = (pi, &problem) {
+        files[i].summary = Some(problem_summary(p));
+    }
+    if let (Some(i), Some(l)) = (li, &plan) {
+        files[i].summary = Some(plan_summary(l));
+    }
+
+    let files = files
+        .into_iter()
+        .map(|f| {
+            let text = printable(f.text);
+            FileResult {
+                index: LineIndex::new(&text),
+                text,
+                path: f.path,
+                kind: f.kind,
+                diagnostics: f.diagnostics,
+                summary: f.summary,
+                skipped: f.skipped,
+            }
+        })
+        .collect();
+    Outcome { files }
+}
+
+/// `n thing` or `n things`.
+pub fn count(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+/// `domain`, `problem` or `plan`.
+pub fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Domain => "domain",
+        FileKind::Problem => "problem",
+        FileKind::Plan => "plan",
+    }
+}
+
+fn domain_summary(d: &Domain) -> String {
+    let mut parts = vec![count(d.actions.len(), "action", "actions")];
+    if !d.durative_actions.is_empty() {
+        parts.push(count(
+            d.durative_actions.len(),
+            "durative action",
+            "durative actions",
+        ));
+    }
+    parts.push(count(d.predicates.len(), "predicate", "predicates"));
+    if !d.functions.is_empty() {
+        parts.push(count(d.functions.len(), "function", "functions"));
+    }
+    format!("domain {}: {}", d.name.as_str(), parts.join(", "))
+}
+
+fn problem_summary(p: &Problem) -> String {
+    let facts = p
+        .init
+        .iter()
+        .filter(|e| matches!(e, InitEntry::Atom(_)))
+        .count();
+    let values = p
+        .init
+        .iter()
+        .filter(|e| matches!(e, InitEntry::Assign(..)))
+        .count();
+    let mut parts = vec![
+        count(p.objects.len(), "object", "objects"),
+        count(facts, "init fact", "init facts"),
+    ];
+    if values > 0 {
+        parts.push(count(values, "numeric value", "numeric values"));
+    }
+    format!(
+        "problem {} for domain {}: {}",
+        p.name.as_str(),
+        p.domain.as_str(),
+        parts.join(", ")
+    )
+}
+
+fn plan_summary(l: &Plan) -> String {
+    let mut s = format!("plan: {}", count(l.steps.len(), "step", "steps"));
+    if let Some(cost) = l.cost {
+        s.push_str(&format!(", cost {cost}"));
+    }
+    s
+}
+
+/// `text` with characters that would act on a terminal (C0/C1 controls other than tab, line
+/// feed and carriage return; DEL; bidirectional overrides) replaced by visible characters of
+/// the same UTF-8 length, so every byte offset and column stays valid.
+fn printable(text: String) -> String {
+    fn unsafe_char(c: char) -> bool {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    }
+    if !text.chars().any(unsafe_char) {
+        return text;
+    }
+    text.chars()
+        .map(|c| {
+            if !unsafe_char(c) {
+                c
+            } else {
+                match c.len_utf8() {
+                    1 => '?',
+                    2 => '¿',
+                    _ => '\u{fffd}',
+                }
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_keeps_offsets() {
+        let text = "a\u{1b}[31mb\u{85}c\u{202e}d\te\n".to_string();
+        let out = printable(text.clone());
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out.chars().count(), text.chars().count());
+        assert_eq!(out, "a?[31mb¿c\u{fffd}d\te\n");
+    }
+
+    #[test]
+    fn ranges_are_clamped_to_char_boundaries() {
+        let text = "é\u{fffd}x".to_string();
+        let f = FileResult {
+            path: "p".into(),
+            kind: FileKind::Domain,
+            index: LineIndex::new(&text),
+            text,
+            diagnostics: Vec::new(),
+            summary: None,
+            skipped: None,
+        };
+        assert_eq!(f.range(Span::new(1, 3)), 0..5);
+        assert_eq!(f.range(Span::new(2, 3)), 2..5);
+        assert_eq!(f.range(Span::new(9, 3)), 6..6);
+        assert_eq!(f.range(Span::new(5, 2)), 5..5);
+    }
+}
