@@ -31,7 +31,8 @@
 //! ```
 //! use safeplan_pddl::{parse_domain, parse_problem, check_problem, CheckOptions};
 //!
-//! let domain = parse_domain("(define (domain d) (:predicates (p ?x)) \
+//! let domain = parse_domain("(define (domain d) (:requirements :negative-preconditions) \
+//!     (:predicates (p ?x)) \
 //!     (:action a :parameters (?x) :precondition (p ?x) :effect (not (p ?x))))");
 //! let problem = parse_problem("(define (problem q) (:domain d) (:objects o) \
 //!     (:init (p o)) (:goal (not (p o))))");

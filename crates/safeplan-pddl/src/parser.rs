@@ -53,6 +53,11 @@ pub(crate) struct Parser<'a> {
     open_stack: Vec<Span>,
     eof_reported: bool,
     too_deep_reported: bool,
+    /// Set by `terms` when an atom's `)` is missing; the next `close` takes it as closed.
+    assume_closed: bool,
+    /// How many `)` were reported missing (and assumed) so far: an end of file with no more
+    /// lists open than that has been explained already.
+    missing_closes: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -67,6 +72,8 @@ impl<'a> Parser<'a> {
             open_stack: Vec::new(),
             eof_reported: false,
             too_deep_reported: false,
+            assume_closed: false,
+            missing_closes: 0,
             diagnostics: Vec::new(),
         }
     }
@@ -117,6 +124,9 @@ impl<'a> Parser<'a> {
             return;
         }
         self.eof_reported = true;
+        if skipped == 0 && self.open_stack.len() <= self.missing_closes {
+            return;
+        }
         let open = innermost.or_else(|| self.open_stack.last().copied());
         let outer = self.open_stack.first().copied();
         let n = self.open_stack.len() + skipped;
@@ -227,6 +237,12 @@ impl<'a> Parser<'a> {
     /// Expect the `)` of the innermost list. On anything else, report it (with `what` as
     /// the construct being closed) and skip to that `)`. Returns the `)` span.
     fn close(&mut self, what: &str) -> Span {
+        if std::mem::take(&mut self.assume_closed) {
+            // `terms` found the next list starting: the missing `)` was reported there.
+            self.missing_closes += 1;
+            self.leave();
+            return self.peek().span;
+        }
         let t = self.peek();
         match t.kind {
             Tok::Close => {
@@ -375,8 +391,25 @@ impl<'a> Parser<'a> {
                     args.push(term);
                 }
                 Tok::Open => {
-                    self.unexpected(t, "an object or variable");
-                    self.skip_element();
+                    // A `(` among the arguments of an atom almost always means the atom's
+                    // `)` is missing and the next fact has begun. Say so once and treat the
+                    // atom as closed (see `close`), so the following facts are read normally
+                    // instead of each giving an error.
+                    let open = self.open_stack.last().copied().unwrap_or(t.span);
+                    let d = self.error(
+                        Code::UnclosedParen,
+                        t.span,
+                        "a new `(` starts before the previous list was closed",
+                    );
+                    let file = d.file;
+                    d.labels.push(crate::diagnostic::Label {
+                        file,
+                        span: open,
+                        message: "this `(` is not closed".into(),
+                    });
+                    d.help = Some("add `)` before this `(`".into());
+                    self.assume_closed = true;
+                    return args;
                 }
                 Tok::Close | Tok::Eof => return args,
             }

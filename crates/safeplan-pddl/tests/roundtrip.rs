@@ -535,7 +535,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "enable when plan.rs lands"]
     fn generated_plans_round_trip(p in plan()) {
         round_trip(&p, write_plan, parse_plan).map_err(TestCaseError::fail)?;
     }
