@@ -283,7 +283,11 @@ fn json_report_has_the_schema_and_exact_positions() {
         "domain.pddl",
         "(define (domain d)\n  (:predicates (pé ?x)) (:bogus x)\n  (:action a :parameters (?x)\n    :precondition (pé ?x) :effect (not (pé ?x)))\n",
     );
-    dir.write("problem.pddl", PROBLEM);
+    // A problem that fits this domain, so every error is in the domain.
+    dir.write(
+        "problem.pddl",
+        "(define (problem t) (:domain d) (:objects o1) (:init (pé o1)) (:goal (pé o1)))\n",
+    );
     let out = run(&dir, &["check", "--json", "domain.pddl", "problem.pddl"]);
     assert_eq!(code(&out), 1);
     let report = json(&out);

@@ -6,7 +6,7 @@
 //! The lexer cannot fail: any run of non-delimiter bytes is an atom, and the parser decides
 //! whether it is a name, a variable, a keyword or a number.
 
-use nom::bytes::complete::{take_till, take_while, take_while1};
+use nom::bytes::complete::{take_till, take_while};
 use nom::{IResult, Parser};
 
 use crate::span::Span;
@@ -27,13 +27,39 @@ pub(crate) struct Token {
     pub span: Span,
 }
 
+/// Byte classes of the lexer, looked up in [`CLASS`]: one load per byte in the hot loops.
+const ATOM: u8 = 0;
+const SPACE: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+const SEMI: u8 = 4;
+
+/// The class of every byte. Spaces are ASCII space, `\t`, `\n`, `\r`, vertical tab and form
+/// feed; `(`, `)` and `;` are delimiters of their own; every other byte (non-ASCII included)
+/// belongs to atoms.
+static CLASS: [u8; 256] = {
+    let mut class = [ATOM; 256];
+    class[b' ' as usize] = SPACE;
+    class[b'\t' as usize] = SPACE;
+    class[b'\n' as usize] = SPACE;
+    class[b'\r' as usize] = SPACE;
+    class[0x0b] = SPACE;
+    class[0x0c] = SPACE;
+    class[b'(' as usize] = OPEN;
+    class[b')' as usize] = CLOSE;
+    class[b';' as usize] = SEMI;
+    class
+};
+
+#[inline]
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    CLASS[b as usize] == SPACE
 }
 
 /// Bytes that end an atom.
+#[inline]
 pub(crate) fn is_delimiter(b: u8) -> bool {
-    is_space(b) || matches!(b, b'(' | b')' | b';')
+    CLASS[b as usize] != ATOM
 }
 
 fn whitespace(i: &[u8]) -> IResult<&[u8], &[u8]> {
@@ -45,8 +71,11 @@ fn comment_body(i: &[u8]) -> IResult<&[u8], &[u8]> {
     take_till(|b| b == b'\n').parse(i)
 }
 
-fn atom(i: &[u8]) -> IResult<&[u8], &[u8]> {
-    take_while1(|b| !is_delimiter(b)).parse(i)
+/// The rest of an atom whose first byte is already known to be an atom byte (possibly
+/// empty).
+#[inline]
+fn atom_rest(i: &[u8]) -> IResult<&[u8], &[u8]> {
+    take_while(|b| !is_delimiter(b)).parse(i)
 }
 
 /// A lazy tokenizer over validated UTF-8.
@@ -63,23 +92,24 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn rest(&self) -> &'a [u8] {
-        &self.src[self.pos..]
-    }
-
     fn advance_to(&mut self, rest: &[u8]) {
         self.pos = self.src.len() - rest.len();
     }
 
+    /// Skip whitespace and comments. The common case, one or a few spaces before the next
+    /// token, costs one table lookup per byte.
+    #[inline]
     fn skip_trivia(&mut self) {
         loop {
-            // `whitespace` and `comment_body` accept empty input, so they cannot fail.
-            if let Ok((rest, _)) = whitespace(self.rest()) {
-                self.advance_to(rest);
-            }
-            match self.rest().first() {
+            match self.src.get(self.pos) {
+                Some(&b) if is_space(b) => {
+                    // `whitespace` and `comment_body` accept empty input, so they cannot fail.
+                    if let Ok((rest, _)) = whitespace(&self.src[self.pos + 1..]) {
+                        self.advance_to(rest);
+                    }
+                }
                 Some(b';') => {
-                    if let Ok((rest, _)) = comment_body(&self.rest()[1..]) {
+                    if let Ok((rest, _)) = comment_body(&self.src[self.pos + 1..]) {
                         self.advance_to(rest);
                     }
                 }
@@ -89,28 +119,36 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `Eof` forever once the input is used up.
+    ///
+    /// Always inlined (into the parser's `bump`): returned through memory, the token's fields
+    /// are stored one by one and read back at once, which stalls the CPU on every token.
+    #[inline(always)]
     pub fn next_token(&mut self) -> Token {
         self.skip_trivia();
         let start = self.pos as u32;
-        let kind = match self.rest().first() {
+        let kind = match self.src.get(self.pos) {
             None => Tok::Eof,
-            Some(b'(') => {
-                self.pos += 1;
-                Tok::Open
-            }
-            Some(b')') => {
-                self.pos += 1;
-                Tok::Close
-            }
-            Some(_) => {
-                match atom(self.rest()) {
-                    Ok((rest, _)) => self.advance_to(rest),
-                    // Unreachable by construction (the first byte is not a delimiter), but
-                    // never loop forever: consume the byte.
-                    Err(_) => self.pos += 1,
+            Some(&b) => match CLASS[b as usize] {
+                OPEN => {
+                    self.pos += 1;
+                    Tok::Open
                 }
-                Tok::Atom
-            }
+                CLOSE => {
+                    self.pos += 1;
+                    Tok::Close
+                }
+                _ => {
+                    // Not a space nor `;` (skipped above), not a parenthesis: an atom byte,
+                    // so the atom is this byte and the non-delimiters after it.
+                    match atom_rest(&self.src[self.pos + 1..]) {
+                        Ok((rest, _)) => self.advance_to(rest),
+                        // Unreachable (`atom_rest` accepts empty input), but never loop
+                        // forever: consume the byte.
+                        Err(_) => self.pos += 1,
+                    }
+                    Tok::Atom
+                }
+            },
         };
         Token {
             kind,
@@ -133,6 +171,19 @@ mod tests {
                 return out;
             }
             out.push((t.kind, &src[t.span.range()]));
+        }
+    }
+
+    #[test]
+    fn byte_classes_are_the_documented_ones() {
+        for b in 0..=255u8 {
+            let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+            assert_eq!(is_space(b), space, "byte {b:#04x}");
+            assert_eq!(
+                is_delimiter(b),
+                space || matches!(b, b'(' | b')' | b';'),
+                "byte {b:#04x}"
+            );
         }
     }
 

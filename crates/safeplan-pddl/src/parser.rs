@@ -46,7 +46,8 @@ const PROBLEM_SECTIONS: &[&str] = &[
 pub(crate) struct Parser<'a> {
     src: &'a str,
     lexer: Lexer<'a>,
-    peeked: Option<Token>,
+    /// The next token (one token of lookahead, always filled).
+    peeked: Token,
     file: FileKind,
     depth: u32,
     /// Innermost `(` still open, for "never closed" messages.
@@ -63,10 +64,12 @@ pub(crate) struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     pub fn new(src: &'a str, file: FileKind) -> Parser<'a> {
+        let mut lexer = Lexer::new(src);
+        let peeked = lexer.next_token();
         Parser {
             src,
-            lexer: Lexer::new(src),
-            peeked: None,
+            lexer,
+            peeked,
             file,
             depth: 0,
             open_stack: Vec::new(),
@@ -80,20 +83,19 @@ impl<'a> Parser<'a> {
 
     // ----- token plumbing -------------------------------------------------------------
 
+    /// The next token, not consumed.
+    #[inline]
     fn peek(&mut self) -> Token {
-        match self.peeked {
-            Some(t) => t,
-            None => {
-                let t = self.lexer.next_token();
-                self.peeked = Some(t);
-                t
-            }
-        }
+        self.peeked
     }
 
+    /// Consume the next token and return it. The lexer is pure (it only moves forward over
+    /// the text, and yields `Eof` forever at the end), so reading one token ahead eagerly is
+    /// the same as reading it on the first `peek`, and keeps `peek` a plain load.
+    #[inline]
     fn bump(&mut self) -> Token {
-        let t = self.peek();
-        self.peeked = None;
+        let t = self.peeked;
+        self.peeked = self.lexer.next_token();
         t
     }
 
@@ -236,7 +238,10 @@ impl<'a> Parser<'a> {
 
     /// Expect the `)` of the innermost list. On anything else, report it (with `what` as
     /// the construct being closed) and skip to that `)`. Returns the `)` span.
-    fn close(&mut self, what: &str) -> Span {
+    ///
+    /// `what` is only formatted on the error path: callers pass `format_args!(...)`, so the
+    /// `)` of every fact and atom costs no allocation.
+    fn close(&mut self, what: impl std::fmt::Display) -> Span {
         if std::mem::take(&mut self.assume_closed) {
             // `terms` found the next list starting: the missing `)` was reported there.
             self.missing_closes += 1;
@@ -328,6 +333,9 @@ impl<'a> Parser<'a> {
     /// Turn an atom token into a name, reporting characters PDDL does not allow.
     fn name_from(&mut self, t: Token, what: &str) -> Name {
         let text = self.text(t.span);
+        if all_name_chars(text) {
+            return Name::new(CompactString::from(text), t.span);
+        }
         if let Some(bad) = text.chars().find(|&c| !is_name_char(c)) {
             let d = self.error(
                 Code::InvalidName,
@@ -348,7 +356,7 @@ impl<'a> Parser<'a> {
     fn var_from(&mut self, t: Token) -> Name {
         let text = self.text(t.span);
         let body = &text[1..];
-        if body.is_empty() || body.chars().any(|c| !is_name_char(c)) {
+        if body.is_empty() || !all_name_chars(body) {
             self.error(
                 Code::InvalidName,
                 t.span,
@@ -540,8 +548,8 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let word = self.text(head.span);
-        let lower = word.to_ascii_lowercase();
-        match lower.as_str() {
+        let lower = keyword(word, FORMULA_KEYWORDS);
+        match lower {
             "and" | "or" => {
                 let mut parts = Vec::new();
                 while self.peek().kind == Tok::Open || self.peek().kind == Tok::Atom {
@@ -549,7 +557,7 @@ impl<'a> Parser<'a> {
                         parts.push(f);
                     }
                 }
-                let close = self.close(&format!("`({word} ...)`"));
+                let close = self.close(format_args!("`({word} ...)`"));
                 let span = open.to(close);
                 Some(if lower == "and" {
                     Formula::And(parts, span)
@@ -571,7 +579,7 @@ impl<'a> Parser<'a> {
             "exists" | "forall" => {
                 let vars = self.var_list("the quantified variables");
                 let body = self.formula();
-                let close = self.close(&format!("`({lower} ...)`"));
+                let close = self.close(format_args!("`({lower} ...)`"));
                 let (vars, body, span) = (vars?, Box::new(body?), open.to(close));
                 Some(if lower == "exists" {
                     Formula::Exists(vars, body, span)
@@ -581,7 +589,7 @@ impl<'a> Parser<'a> {
             }
             "=" => self.equality_or_compare(open, head),
             "<" | "<=" | ">" | ">=" => {
-                let op = match lower.as_str() {
+                let op = match lower {
                     "<" => CmpOp::Lt,
                     "<=" => CmpOp::Le,
                     ">" => CmpOp::Gt,
@@ -589,7 +597,7 @@ impl<'a> Parser<'a> {
                 };
                 let a = self.expr();
                 let b = self.expr();
-                let close = self.close(&format!(
+                let close = self.close(format_args!(
                     "`({word} ...)`: a comparison takes two expressions"
                 ));
                 Some(Formula::Compare(op, a?, b?, open.to(close)))
@@ -602,7 +610,7 @@ impl<'a> Parser<'a> {
                 }
                 let predicate = self.name_from(head, "a predicate");
                 let args = self.terms(true);
-                let close = self.close(&format!("the atom `({word} ...)`"));
+                let close = self.close(format_args!("the atom `({word} ...)`"));
                 Some(Formula::Atom(Atom {
                     predicate,
                     args,
@@ -687,7 +695,7 @@ impl<'a> Parser<'a> {
                                 args.push(e);
                             }
                         }
-                        let close = self.close(&format!("`({word} ...)`"));
+                        let close = self.close(format_args!("`({word} ...)`"));
                         let span = open.to(close);
                         let (ok, wanted) = match op {
                             ArithOp::Sub => (matches!(args.len(), 1 | 2), "one or two operands"),
@@ -714,7 +722,7 @@ impl<'a> Parser<'a> {
                         }
                         let function = self.name_from(head, "a function");
                         let args = self.terms(true);
-                        let close = self.close(&format!("`({word} ...)`"));
+                        let close = self.close(format_args!("`({word} ...)`"));
                         Some(Expr::Fluent(FluentTerm {
                             function,
                             args,
@@ -795,8 +803,8 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let word = self.text(head.span);
-        let lower = word.to_ascii_lowercase();
-        match lower.as_str() {
+        let lower = keyword(word, EFFECT_KEYWORDS);
+        match lower {
             "and" => {
                 let mut parts = Vec::new();
                 while matches!(self.peek().kind, Tok::Open | Tok::Atom) {
@@ -825,7 +833,7 @@ impl<'a> Parser<'a> {
                 Some(Effect::When(cond?, Box::new(body?), open.to(close)))
             }
             "assign" | "increase" | "decrease" | "scale-up" | "scale-down" => {
-                let op = match lower.as_str() {
+                let op = match lower {
                     "assign" => AssignOp::Assign,
                     "increase" => AssignOp::Increase,
                     "decrease" => AssignOp::Decrease,
@@ -834,7 +842,9 @@ impl<'a> Parser<'a> {
                 };
                 let target = self.fluent_term();
                 let value = self.expr();
-                let close = self.close(&format!("`({word} ...)`: it takes a function and a value"));
+                let close = self.close(format_args!(
+                    "`({word} ...)`: it takes a function and a value"
+                ));
                 Some(Effect::Numeric(op, target?, value?, open.to(close)))
             }
             _ => {
@@ -845,7 +855,7 @@ impl<'a> Parser<'a> {
                 }
                 let predicate = self.name_from(head, "a predicate");
                 let args = self.terms(true);
-                let close = self.close(&format!("the atom `({word} ...)`"));
+                let close = self.close(format_args!("the atom `({word} ...)`"));
                 Some(Effect::Add(Atom {
                     predicate,
                     args,
@@ -867,7 +877,7 @@ impl<'a> Parser<'a> {
         self.bump();
         let predicate = self.name_from(head, "a predicate");
         let args = self.terms(true);
-        let close = self.close(&format!("the atom `({} ...)`", predicate.text));
+        let close = self.close(format_args!("the atom `({} ...)`", predicate.text));
         Some(Atom {
             predicate,
             args,
@@ -900,7 +910,7 @@ impl<'a> Parser<'a> {
         self.bump();
         let function = self.name_from(head, "a function");
         let args = self.terms(true);
-        let close = self.close(&format!("`({} ...)`", function.text));
+        let close = self.close(format_args!("`({} ...)`", function.text));
         Some(FluentTerm {
             function,
             args,
@@ -976,7 +986,7 @@ impl<'a> Parser<'a> {
             return None;
         };
         let f = self.formula();
-        let close = self.close(&format!("`({} ...)`", spec.as_str()));
+        let close = self.close(format_args!("`({} ...)`", spec.as_str()));
         Some(TimedFormula::At(spec, f?, open.to(close)))
     }
 
@@ -1032,7 +1042,7 @@ impl<'a> Parser<'a> {
             return None;
         };
         let e = self.effect();
-        let close = self.close(&format!("`({} ...)`", spec.as_str()));
+        let close = self.close(format_args!("`({} ...)`", spec.as_str()));
         Some(TimedEffect::At(spec, e?, open.to(close)))
     }
 
@@ -1091,7 +1101,7 @@ impl<'a> Parser<'a> {
             return None;
         }
         let name = self.name(&format!("the {kind} name"));
-        self.close(&format!("`({kind} NAME)`"));
+        self.close(format_args!("`({kind} NAME)`"));
         let name = name.unwrap_or_else(|| Name::new("", kw.span));
         Some((define, name))
     }
@@ -1646,7 +1656,7 @@ impl<'a> Parser<'a> {
         }
         let predicate = self.name_from(head, "a predicate");
         let args = self.terms(false);
-        let close = self.close(&format!("the fact `({word} ...)`"));
+        let close = self.close(format_args!("the fact `({word} ...)`"));
         Some(InitEntry::Atom(Atom {
             predicate,
             args,
@@ -1710,6 +1720,75 @@ pub(crate) fn is_name_char(c: char) -> bool {
         )
 }
 
+/// The keywords `formula` dispatches on, lowercase.
+const FORMULA_KEYWORDS: &[&str] = &[
+    "and", "or", "not", "imply", "exists", "forall", "=", "<", "<=", ">", ">=",
+];
+
+/// The keywords `effect` dispatches on, lowercase.
+const EFFECT_KEYWORDS: &[&str] = &[
+    "and",
+    "not",
+    "forall",
+    "when",
+    "assign",
+    "increase",
+    "decrease",
+    "scale-up",
+    "scale-down",
+];
+
+/// The keyword of `keywords` (all lowercase) that `word` spells, ignoring ASCII case, or
+/// `""` if none. Matching the result against those keywords gives the same answers as
+/// matching `word.to_ascii_lowercase()` against them, without allocating a `String` for
+/// every formula.
+fn keyword(word: &str, keywords: &[&'static str]) -> &'static str {
+    keywords
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(word))
+        .copied()
+        .unwrap_or("")
+}
+
+/// Whether every character of `text` may appear in a PDDL name ([`is_name_char`]), with a
+/// fast path for ASCII text: one table lookup per byte instead of decoding characters.
+#[inline]
+fn all_name_chars(text: &str) -> bool {
+    // A non-ASCII byte is `false` in the table and sends the text to the slow path, which
+    // decides on whole characters.
+    text.bytes().all(|b| ASCII_NAME_CHAR[b as usize]) || text.chars().all(is_name_char)
+}
+
+/// [`is_name_char`] for each ASCII character; `false` for bytes 128..=255 (parts of
+/// non-ASCII characters, which [`all_name_chars`] checks character by character).
+static ASCII_NAME_CHAR: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = matches!(
+            b as u8,
+            b'a'..=b'z'
+                | b'A'..=b'Z'
+                | b'0'..=b'9'
+                | b'-'
+                | b'_'
+                | b'.'
+                | b'@'
+                | b'/'
+                | b'\''
+                | b'!'
+                | b'<'
+                | b'>'
+                | b'='
+                | b'+'
+                | b'*'
+                | b'&'
+        );
+        b += 1;
+    }
+    table
+};
+
 /// Whether an atom is meant as a number (then it must parse as one).
 pub(crate) fn looks_numeric(text: &str) -> bool {
     matches!(
@@ -1727,5 +1806,75 @@ fn truncate(s: &str, max_chars: usize) -> String {
         let mut out: String = s.chars().take(max_chars).collect();
         out.push('…');
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_char_table_agrees_with_is_name_char() {
+        for b in 0..=255u8 {
+            let expected = b.is_ascii() && is_name_char(char::from(b));
+            assert_eq!(ASCII_NAME_CHAR[usize::from(b)], expected, "byte {b:#04x}");
+        }
+        for text in [
+            "loc-x0-y1",
+            "Depot_7",
+            "a.b@c/d'e!f<g>h=i+j*k&l",
+            "",
+            "é",
+            "naïve",
+            "a#b",
+        ] {
+            assert_eq!(
+                all_name_chars(text),
+                text.chars().all(is_name_char),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn keyword_matches_like_ascii_lowercase() {
+        let words = [
+            "and",
+            "AND",
+            "And",
+            "or",
+            "OR",
+            "not",
+            "nOt",
+            "imply",
+            "EXISTS",
+            "forall",
+            "=",
+            "<",
+            "<=",
+            ">",
+            ">=",
+            "when",
+            "Assign",
+            "INCREASE",
+            "decrease",
+            "Scale-Up",
+            "scale-down",
+            "at",
+            "an",
+            "andx",
+            "",
+            "ánd",
+            "scale-downwards",
+            "?x",
+            ":and",
+        ];
+        for keywords in [FORMULA_KEYWORDS, EFFECT_KEYWORDS] {
+            for word in words {
+                let lower = word.to_ascii_lowercase();
+                let expected = keywords.iter().copied().find(|k| *k == lower).unwrap_or("");
+                assert_eq!(keyword(word, keywords), expected, "{word:?}");
+            }
+        }
     }
 }
