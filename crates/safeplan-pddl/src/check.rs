@@ -515,13 +515,13 @@ impl<'a> TaskIndex<'a> {
                 &step.action.text,
                 self.actions.values().map(|a| a.name.as_str()),
             );
-            return Some(match suggestion {
-                Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                None => d.with_help(format!(
+            return Some(d.with_suggestion(
+                suggestion,
+                format!(
                     "the domain's actions are {}",
                     list_names(self.actions.values().map(|a| a.name.as_str()))
-                )),
-            });
+                ),
+            ));
         };
         if step.args.len() != action.params.len() {
             let signature = action
@@ -565,12 +565,10 @@ impl<'a> TaskIndex<'a> {
                     ),
                 );
                 let suggestion = nearest(&arg.text, self.objects.values().map(|o| o.name.as_str()));
-                return Some(match suggestion {
-                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                    None => d.with_help(
-                        "declare it in the problem's `(:objects ...)`, or use a declared object",
-                    ),
-                });
+                return Some(d.with_suggestion(
+                    suggestion,
+                    "declare it in the problem's `(:objects ...)`, or use a declared object",
+                ));
             };
             if !self.types.fits(&object.types, param_types) {
                 return Some(
@@ -829,10 +827,9 @@ impl<'i, 'a> Walker<'i, 'a> {
                     &atom.predicate.text,
                     self.index.predicates.values().map(|p| p.name.as_str()),
                 );
-                self.out.push(match suggestion {
-                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                    None => d.with_help("declare it in the domain's `(:predicates ...)`"),
-                });
+                self.out.push(
+                    d.with_suggestion(suggestion, "declare it in the domain's `(:predicates ...)`"),
+                );
                 for a in &atom.args {
                     self.term_types(a, scope);
                 }
@@ -860,13 +857,13 @@ impl<'i, 'a> Walker<'i, 'a> {
                     &f.function.text,
                     self.index.functions.values().map(|p| p.name.as_str()),
                 );
-                self.out.push(match suggestion {
-                    Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                    None => d.with_help(format!(
+                self.out.push(d.with_suggestion(
+                    suggestion,
+                    format!(
                         "declare it in the domain's `(:functions ({}) ...)`",
                         f.function.text
-                    )),
-                });
+                    ),
+                ));
                 for a in &f.args {
                     self.term_types(a, scope);
                 }

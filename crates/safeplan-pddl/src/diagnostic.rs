@@ -204,6 +204,18 @@ impl Diagnostic {
         self
     }
 
+    /// Add a fix: "did you mean `suggestion`?" when a near name was found, else `otherwise`.
+    pub fn with_suggestion(
+        self,
+        suggestion: Option<&str>,
+        otherwise: impl Into<String>,
+    ) -> Diagnostic {
+        match suggestion {
+            Some(s) => self.with_help(format!("did you mean `{s}`?")),
+            None => self.with_help(otherwise),
+        }
+    }
+
     /// Add a secondary location.
     pub fn with_label(
         mut self,

@@ -1073,6 +1073,17 @@ enum Group {
 }
 
 impl<'a> Extractor<'a> {
+    /// Whether the words (byte ranges of `text`) read as a step: an action word followed by
+    /// argument words.
+    fn is_step_words(&self, words: &[(usize, usize)]) -> bool {
+        words.split_first().is_some_and(|(&first, rest)| {
+            is_action_word(self.text.get(first.0..first.1).unwrap_or(""))
+                && rest
+                    .iter()
+                    .all(|&(s, e)| is_arg_word(self.text.get(s..e).unwrap_or("")))
+        })
+    }
+
     fn at(&self, i: usize) -> Option<u8> {
         self.bytes.get(i).copied()
     }
@@ -1287,12 +1298,7 @@ impl<'a> Extractor<'a> {
                 }
             }
         }
-        let valid = words.split_first().is_some_and(|(&first, rest)| {
-            is_action_word(self.text.get(first.0..first.1).unwrap_or(""))
-                && rest
-                    .iter()
-                    .all(|&(s, e)| is_arg_word(self.text.get(s..e).unwrap_or("")))
-        });
+        let valid = self.is_step_words(&words);
         if valid {
             Group::Step(words, i + 1)
         } else {
@@ -1550,12 +1556,7 @@ impl<'a> Extractor<'a> {
             }
             words.push((st, i));
         }
-        let valid = words.split_first().is_some_and(|(&first, rest)| {
-            is_action_word(self.text.get(first.0..first.1).unwrap_or(""))
-                && rest
-                    .iter()
-                    .all(|&(s, e)| is_arg_word(self.text.get(s..e).unwrap_or("")))
-        });
+        let valid = self.is_step_words(&words);
         if !valid {
             return;
         }
