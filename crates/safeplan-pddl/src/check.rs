@@ -292,17 +292,19 @@ impl<'a> TaskIndex<'a> {
     }
 
     /// Resolve parameter types. A repeated parameter name is an error in an action (which
-    /// `?x` would a step bind?) but only a warning in a predicate or function declaration,
-    /// where the names bind nothing (IPC logistics declares `(in ?obj ?obj)`).
+    /// `?x` would a step bind?) but legal in a predicate or function declaration, where the
+    /// names bind nothing (IPC logistics declares `(in ?obj ?obj)`): `repeated` is `None` there.
     fn resolve_params(
         &mut self,
         params: &'a [Typed],
         file: FileKind,
-        repeated: Severity,
+        repeated: Option<Severity>,
     ) -> Vec<(&'a Name, Vec<TypeId>)> {
         let mut out: Vec<(&'a Name, Vec<TypeId>)> = Vec::with_capacity(params.len());
         for p in params {
-            if let Some((first, _)) = out.iter().find(|(n, _)| n.matches(&p.name.text)) {
+            if let (Some((first, _)), Some(repeated)) =
+                (out.iter().find(|(n, _)| n.matches(&p.name.text)), repeated)
+            {
                 let mut d = Diagnostic::error(
                     Code::DuplicateName,
                     file,
@@ -396,7 +398,7 @@ impl<'a> TaskIndex<'a> {
                 }
                 continue;
             }
-            let params = self.resolve_params(&decl.params, FileKind::Domain, Severity::Warning);
+            let params = self.resolve_params(&decl.params, FileKind::Domain, None);
             self.predicates.insert(
                 key,
                 Signature {
@@ -426,7 +428,7 @@ impl<'a> TaskIndex<'a> {
             if let FunctionType::Object(ty) = &decl.ty {
                 self.resolve_type(Some(ty), FileKind::Domain);
             }
-            let params = self.resolve_params(&decl.params, FileKind::Domain, Severity::Warning);
+            let params = self.resolve_params(&decl.params, FileKind::Domain, None);
             self.functions.insert(
                 key,
                 Signature {
@@ -445,7 +447,7 @@ impl<'a> TaskIndex<'a> {
             .chain(domain.durative_actions.iter().map(|a| (&a.name, &a.params)));
         for (name, params) in all {
             let key = name.key();
-            let params = self.resolve_params(params, FileKind::Domain, Severity::Error);
+            let params = self.resolve_params(params, FileKind::Domain, Some(Severity::Error));
             if let Some(existing) = self.actions.get(&key) {
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -1116,19 +1118,13 @@ fn domain_body_diagnostics(index: &TaskIndex<'_>, domain: &Domain) -> Vec<Diagno
         w.require(span, "typing", &[Requirement::Typing]);
     }
     if let Some(f) = domain.functions.first() {
-        let only_cost = domain
-            .functions
-            .iter()
-            .all(|f| f.name.matches("total-cost") && f.params.is_empty());
-        if only_cost {
-            w.require(
-                f.span,
-                "`total-cost`",
-                &[Requirement::ActionCosts, Requirement::NumericFluents],
-            );
-        } else {
-            w.numeric_requirement(f.span, "numeric functions");
-        }
+        // `:action-costs` allows `total-cost` and static numeric functions used as costs
+        // (IPC elevators: `(travel-slow ?f1 ?f2)`); anything else needs numeric fluents.
+        w.require(
+            f.span,
+            "numeric functions",
+            &[Requirement::NumericFluents, Requirement::ActionCosts],
+        );
     }
     for action in &domain.actions {
         let mut scope = schema_scope(index, &action.params);
