@@ -78,6 +78,11 @@ fn atom_rest(i: &[u8]) -> IResult<&[u8], &[u8]> {
     take_while(|b| !is_delimiter(b)).parse(i)
 }
 
+/// The length of a UTF-8 byte-order mark at the start of `src` (0 or 3).
+pub(crate) fn bom_len(src: &str) -> usize {
+    if src.starts_with('\u{feff}') { 3 } else { 0 }
+}
+
 /// A lazy tokenizer over validated UTF-8.
 pub(crate) struct Lexer<'a> {
     src: &'a [u8],
@@ -88,7 +93,9 @@ impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Lexer<'a> {
         Lexer {
             src: src.as_bytes(),
-            pos: 0,
+            // Editors on Windows start files with a byte-order mark: skip it, keeping spans
+            // relative to the file's bytes.
+            pos: bom_len(src),
         }
     }
 
@@ -201,6 +208,15 @@ mod tests {
                 (Tok::Close, ")"),
                 (Tok::Close, ")"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let got = kinds_and_texts("\u{feff}(define)");
+        assert_eq!(
+            got,
+            vec![(Tok::Open, "("), (Tok::Atom, "define"), (Tok::Close, ")")]
         );
     }
 

@@ -236,7 +236,7 @@ impl<'a> Reader<'a> {
             src,
             lexer: PlanLexer {
                 src,
-                pos: 0,
+                pos: crate::lexer::bom_len(src),
                 cost: None,
             },
             peeked: None,

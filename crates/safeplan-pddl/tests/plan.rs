@@ -1134,3 +1134,16 @@ proptest! {
         prop_assert!(extracted.diagnostics.iter().all(|d| d.code == Code::SkippedText && !d.is_error()));
     }
 }
+
+#[test]
+fn a_leading_byte_order_mark_is_not_text() {
+    // Windows editors save files with a UTF-8 byte-order mark (3 bytes); spans stay
+    // relative to the file's bytes.
+    let parsed = safeplan_pddl::parse_plan("\u{feff}(pick-up soup stove)\n");
+    assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
+    let plan = parsed.value.expect("plan");
+    assert_eq!(plan.steps.len(), 1);
+    assert_eq!(plan.steps[0].action.span.start, 4);
+    let domain = safeplan_pddl::parse_domain("\u{feff}(define (domain d))");
+    assert!(domain.diagnostics.is_empty(), "{:#?}", domain.diagnostics);
+}
