@@ -598,16 +598,16 @@ impl<'a> TaskIndex<'a> {
 
     // ----- requirements -----------------------------------------------------------------
 
-    fn require(
+    /// A diagnostic if none of `needed` is declared (a warning, an error when strict).
+    fn undeclared_requirement(
         &self,
-        out: &mut Vec<Diagnostic>,
         file: FileKind,
         span: Span,
         what: &str,
         needed: &[Requirement],
-    ) {
+    ) -> Option<Diagnostic> {
         if needed.iter().any(|&r| self.requirements.contains(r)) {
-            return;
+            return None;
         }
         let flags = needed
             .iter()
@@ -627,7 +627,7 @@ impl<'a> TaskIndex<'a> {
         if self.strict {
             d.severity = Severity::Error;
         }
-        out.push(d);
+        Some(d)
     }
 }
 
@@ -662,6 +662,13 @@ impl<'s> Scope<'s> {
             .find(|(n, _)| n.matches(&name.text))
             .map(|(_, t)| t)
     }
+}
+
+/// Which declarations a name applied to arguments is looked up in.
+#[derive(Clone, Copy)]
+enum Table {
+    Predicates,
+    Functions,
 }
 
 /// Where a formula sits, which decides which requirements and names apply.
@@ -816,27 +823,14 @@ impl<'i, 'a> Walker<'i, 'a> {
     }
 
     fn atom(&mut self, atom: &Atom, scope: &Scope<'_>, ground: bool) {
-        match self.index.predicates.get(&atom.predicate.key()) {
-            Some(sig) => self.args("predicate", sig, &atom.args, atom.span, scope, ground),
-            None => {
-                let d = Diagnostic::error(
-                    Code::UndefinedPredicate,
-                    self.file,
-                    atom.predicate.span,
-                    format!("predicate `{}` is not declared", atom.predicate.text),
-                );
-                let suggestion = nearest(
-                    &atom.predicate.text,
-                    self.index.predicates.values().map(|p| p.name.as_str()),
-                );
-                self.out.push(
-                    d.with_suggestion(suggestion, "declare it in the domain's `(:predicates ...)`"),
-                );
-                for a in &atom.args {
-                    self.term_types(a, scope);
-                }
-            }
-        }
+        self.application(
+            Table::Predicates,
+            &atom.predicate,
+            &atom.args,
+            atom.span,
+            scope,
+            ground,
+        );
     }
 
     fn fluent(&mut self, f: &FluentTerm, scope: &Scope<'_>, ground: bool) {
@@ -846,30 +840,55 @@ impl<'i, 'a> Walker<'i, 'a> {
         {
             return;
         }
-        match self.index.functions.get(&f.function.key()) {
-            Some(sig) => self.args("function", sig, &f.args, f.span, scope, ground),
-            None => {
-                let d = Diagnostic::error(
-                    Code::UndefinedFunction,
-                    self.file,
-                    f.function.span,
-                    format!("function `{}` is not declared", f.function.text),
-                );
-                let suggestion = nearest(
-                    &f.function.text,
-                    self.index.functions.values().map(|p| p.name.as_str()),
-                );
-                self.out.push(d.with_suggestion(
-                    suggestion,
-                    format!(
-                        "declare it in the domain's `(:functions ({}) ...)`",
-                        f.function.text
-                    ),
-                ));
-                for a in &f.args {
-                    self.term_types(a, scope);
-                }
-            }
+        self.application(
+            Table::Functions,
+            &f.function,
+            &f.args,
+            f.span,
+            scope,
+            ground,
+        );
+    }
+
+    /// Check `(name args)` against the domain's predicates or functions: the name must be
+    /// declared (else the nearest declared one is suggested), then the arguments must fit.
+    fn application(
+        &mut self,
+        table: Table,
+        name: &Name,
+        args: &[Term],
+        span: Span,
+        scope: &Scope<'_>,
+        ground: bool,
+    ) {
+        let index = self.index;
+        let (signatures, kind, code) = match table {
+            Table::Predicates => (&index.predicates, "predicate", Code::UndefinedPredicate),
+            Table::Functions => (&index.functions, "function", Code::UndefinedFunction),
+        };
+        if let Some(sig) = signatures.get(&name.key()) {
+            self.args(kind, sig, args, span, scope, ground);
+            return;
+        }
+        let suggestion = nearest(&name.text, signatures.values().map(|s| s.name.as_str()));
+        let declare = match table {
+            Table::Predicates => "declare it in the domain's `(:predicates ...)`".to_string(),
+            Table::Functions => format!(
+                "declare it in the domain's `(:functions ({}) ...)`",
+                name.text
+            ),
+        };
+        self.out.push(
+            Diagnostic::error(
+                code,
+                self.file,
+                name.span,
+                format!("{kind} `{}` is not declared", name.text),
+            )
+            .with_suggestion(suggestion, declare),
+        );
+        for a in args {
+            self.term_types(a, scope);
         }
     }
 
@@ -896,22 +915,11 @@ impl<'i, 'a> Walker<'i, 'a> {
         }
     }
 
-    fn numeric_requirement(&mut self, span: Span, what: &str) {
-        let mut out = std::mem::take(&mut self.out);
-        self.index.require(
-            &mut out,
-            self.file,
-            span,
-            what,
-            &[Requirement::NumericFluents],
-        );
-        self.out = out;
-    }
-
     fn require(&mut self, span: Span, what: &str, needed: &[Requirement]) {
-        let mut out = std::mem::take(&mut self.out);
-        self.index.require(&mut out, self.file, span, what, needed);
-        self.out = out;
+        let d = self
+            .index
+            .undeclared_requirement(self.file, span, what, needed);
+        self.out.extend(d);
     }
 
     fn formula<'s>(&mut self, f: &'s Formula, scope: &mut Scope<'s>, place: Place) {
@@ -952,7 +960,11 @@ impl<'i, 'a> Walker<'i, 'a> {
                 self.quantified(vars, scope, |w, scope| w.formula(body, scope, place));
             }
             Formula::Compare(_, a, b, span) => {
-                self.numeric_requirement(*span, "a numeric comparison");
+                self.require(
+                    *span,
+                    "a numeric comparison",
+                    &[Requirement::NumericFluents],
+                );
                 self.expr(a, scope);
                 self.expr(b, scope);
             }
@@ -1035,7 +1047,7 @@ impl<'i, 'a> Walker<'i, 'a> {
                         &[Requirement::ActionCosts, Requirement::NumericFluents],
                     );
                 } else {
-                    self.numeric_requirement(*span, "a numeric effect");
+                    self.require(*span, "a numeric effect", &[Requirement::NumericFluents]);
                 }
                 self.fluent(target, scope, false);
                 self.expr(value, scope);

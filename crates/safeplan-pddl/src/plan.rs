@@ -1324,16 +1324,8 @@ impl<'a> Extractor<'a> {
             match state {
                 State::Prose => pos = le,
                 State::LineStart => {
-                    pos = self.skip_blanks(pos, le);
-                    if self.starts_with(pos, "**") {
-                        line.pending.push(span(pos, pos + 2));
-                        pos += 2;
-                    }
-                    if let Some((end, kind)) = self.list_marker(pos, le) {
-                        line.pending.push(span(pos, end));
-                        line.list = kind;
-                        pos = end;
-                    }
+                    let start = self.skip_blanks(pos, le);
+                    pos = self.line_prefix(start, le, &mut line);
                     state = State::StepPos;
                 }
                 State::StepPos => {
@@ -1394,12 +1386,10 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn bare_line(&mut self, ls: usize, le: usize, fenced: bool) {
-        let mut line = LineState::new();
-        let mut pos = self.skip_blanks(ls, le);
-        if self.at(pos) == Some(b';') {
-            return; // a comment line, claimed in pass 1
-        }
+    /// Consume an item's prefix at `pos` (emphasis `**`, then a list marker such as `1.`
+    /// or `-`), noting it as skipped text and the list kind on `line`. Returns where the
+    /// item's content starts.
+    fn line_prefix(&self, mut pos: usize, le: usize, line: &mut LineState) -> usize {
         if self.starts_with(pos, "**") {
             line.pending.push(span(pos, pos + 2));
             pos += 2;
@@ -1407,8 +1397,19 @@ impl<'a> Extractor<'a> {
         if let Some((end, kind)) = self.list_marker(pos, le) {
             line.pending.push(span(pos, end));
             line.list = kind;
-            pos = self.skip_blanks(end, le);
+            pos = end;
         }
+        pos
+    }
+
+    fn bare_line(&mut self, ls: usize, le: usize, fenced: bool) {
+        let mut line = LineState::new();
+        let mut pos = self.skip_blanks(ls, le);
+        if self.at(pos) == Some(b';') {
+            return; // a comment line, claimed in pass 1
+        }
+        pos = self.line_prefix(pos, le, &mut line);
+        pos = self.skip_blanks(pos, le);
         // Emphasis around the step, and trailing punctuation.
         while let Some(n) = ["**", "`"].into_iter().find(|m| self.starts_with(pos, m)) {
             line.pending.push(span(pos, pos + n.len()));

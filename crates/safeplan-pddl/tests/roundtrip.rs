@@ -669,30 +669,35 @@ const SNAPSHOT_PROBLEM: &str = "(define (problem breakfast) (:domain kitchen) (:
     cup) (imply (hot ?c) (not (on ?c table)))))) (:metric minimize (+ (total-cost) (* 10 \
     (spills)))))";
 
-#[test]
-fn snapshot_domain_layout() {
-    let parsed = parse_domain(SNAPSHOT_DOMAIN);
+/// Parse `src` cleanly, check it round-trips, and return its printed form for a snapshot.
+fn written_layout<T: Clone + PartialEq + std::fmt::Debug + EraseSpans>(
+    src: &str,
+    parse: fn(&str) -> Parsed<T>,
+    write: fn(&T) -> String,
+) -> String {
+    let parsed = parse(src);
     assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
-    let domain = parsed
+    let value = parsed
         .value
-        .unwrap_or_else(|| panic!("the snapshot domain reads"));
-    if let Err(e) = round_trip(&domain, write_domain, parse_domain) {
+        .unwrap_or_else(|| panic!("the snapshot input reads"));
+    if let Err(e) = round_trip(&value, write, parse) {
         panic!("{e}");
     }
-    insta::assert_snapshot!(write_domain(&domain));
+    write(&value)
+}
+
+#[test]
+fn snapshot_domain_layout() {
+    insta::assert_snapshot!(written_layout(SNAPSHOT_DOMAIN, parse_domain, write_domain));
 }
 
 #[test]
 fn snapshot_problem_layout() {
-    let parsed = parse_problem(SNAPSHOT_PROBLEM);
-    assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
-    let problem = parsed
-        .value
-        .unwrap_or_else(|| panic!("the snapshot problem reads"));
-    if let Err(e) = round_trip(&problem, write_problem, parse_problem) {
-        panic!("{e}");
-    }
-    insta::assert_snapshot!(write_problem(&problem));
+    insta::assert_snapshot!(written_layout(
+        SNAPSHOT_PROBLEM,
+        parse_problem,
+        write_problem
+    ));
 }
 
 #[test]
