@@ -1,0 +1,510 @@
+//! Evaluating conditions and numeric expressions in a state, and computing and applying the
+//! effects of one step (SEMANTICS.md §2).
+//!
+//! Everything a step does is computed against the state before it: `when` conditions,
+//! right-hand sides of numeric effects and the objects a `forall` ranges over. Only then is
+//! the state changed: deletes, then adds (so an atom both deleted and added stays true),
+//! then numeric updates. Several `increase`/`decrease` effects on one fluent add up; an
+//! `assign` together with any other update of the same fluent is a conflict.
+
+use safeplan_pddl::Span;
+use safeplan_pddl::ast::{ArithOp, AssignOp, CmpOp};
+
+use crate::state::{Key, State};
+use crate::task::{Arg, AtomRef, Cond, Eff, FluentRef, NumExpr, ObjId, PredKind, QVar, Task};
+
+/// A numeric failure while evaluating or applying.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum NumFault {
+    /// A fluent with no value was read.
+    Undefined { func: u32, args: Vec<ObjId> },
+    /// Division by zero.
+    DivByZero(Span),
+    /// An operation produced an infinite or NaN result.
+    NonFinite(Span),
+    /// Two updates of one fluent in one step that do not commute.
+    Conflict {
+        func: u32,
+        args: Vec<ObjId>,
+        span: Span,
+    },
+}
+
+#[inline]
+pub(crate) fn obj(a: Arg, b: &[ObjId]) -> ObjId {
+    match a {
+        Arg::Obj(o) => o,
+        Arg::Slot(s) => b.get(s as usize).copied().unwrap_or(0),
+    }
+}
+
+impl Task {
+    #[inline]
+    fn dense_index(&self, base: u64, args: &[Arg], b: &[ObjId]) -> u64 {
+        let mut idx = base;
+        let mut mul = 1u64;
+        for &a in args {
+            idx += obj(a, b) as u64 * mul;
+            mul = mul.wrapping_mul(self.n_objects);
+        }
+        idx
+    }
+
+    fn sparse_key(sym: u32, args: &[Arg], b: &[ObjId]) -> Box<[u32]> {
+        std::iter::once(sym)
+            .chain(args.iter().map(|&a| obj(a, b)))
+            .collect()
+    }
+
+    /// The key of a ground atom given by object ids.
+    pub(crate) fn atom_key(&self, pred: u32, args: &[ObjId]) -> Key {
+        let lifted: Vec<Arg> = args.iter().map(|&o| Arg::Obj(o)).collect();
+        self.atom_ref_key(pred, &lifted, &[])
+    }
+
+    #[inline]
+    pub(crate) fn atom_ref_key(&self, pred: u32, args: &[Arg], b: &[ObjId]) -> Key {
+        match self.preds[pred as usize].sym.base {
+            Some(base) => Key::Dense(self.dense_index(base, args, b)),
+            None => Key::Sparse(Task::sparse_key(pred, args, b)),
+        }
+    }
+
+    /// The key of a ground numeric fluent given by object ids.
+    pub(crate) fn value_key(&self, func: u32, args: &[ObjId]) -> Key {
+        let lifted: Vec<Arg> = args.iter().map(|&o| Arg::Obj(o)).collect();
+        self.fluent_key(func, &lifted, &[])
+    }
+
+    #[inline]
+    pub(crate) fn fluent_key(&self, func: u32, args: &[Arg], b: &[ObjId]) -> Key {
+        match self.funcs[func as usize].base {
+            Some(base) => Key::Dense(self.dense_index(base, args, b)),
+            None => Key::Sparse(Task::sparse_key(func, args, b)),
+        }
+    }
+
+    /// Whether the atom holds in `st` under binding `b`.
+    #[inline]
+    pub(crate) fn atom_holds(&self, st: &State, a: &AtomRef, b: &[ObjId]) -> bool {
+        let pred = &self.preds[a.pred as usize];
+        let set = match pred.kind {
+            PredKind::Fluent => &st.atoms,
+            PredKind::Static => &self.statics,
+            PredKind::Derived => &st.derived,
+        };
+        match pred.sym.base {
+            Some(base) => set.test(self.dense_index(base, &a.args, b)),
+            None => set.sparse.contains(&Task::sparse_key(a.pred, &a.args, b)),
+        }
+    }
+
+    /// Evaluate a condition. `time` is the number of steps executed (for `total-time`).
+    pub(crate) fn eval(
+        &self,
+        st: &State,
+        c: &Cond,
+        b: &mut [ObjId],
+        time: usize,
+    ) -> Result<bool, NumFault> {
+        Ok(match c {
+            Cond::True => true,
+            Cond::Atom(a) => self.atom_holds(st, a, b),
+            Cond::Eq(x, y, _) => obj(*x, b) == obj(*y, b),
+            Cond::Not(inner, _) => !self.eval(st, inner, b, time)?,
+            Cond::And(parts) => {
+                for p in parts {
+                    if !self.eval(st, p, b, time)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            Cond::Or(parts, _) => {
+                for p in parts {
+                    if self.eval(st, p, b, time)? {
+                        return Ok(true);
+                    }
+                }
+                false
+            }
+            Cond::Imply(x, y) => !self.eval(st, x, b, time)? || self.eval(st, y, b, time)?,
+            Cond::Quant {
+                forall, vars, body, ..
+            } => self.quantify(st, *forall, vars, body, b, time)?,
+            Cond::Compare(op, x, y, _) => {
+                let l = self.num(st, x, b, time)?;
+                let r = self.num(st, y, b, time)?;
+                compare(*op, l, r, self.slack)
+            }
+        })
+    }
+
+    /// `forall`: no binding makes the body false; `exists`: some binding makes it true.
+    fn quantify(
+        &self,
+        st: &State,
+        forall: bool,
+        vars: &[QVar],
+        body: &Cond,
+        b: &mut [ObjId],
+        time: usize,
+    ) -> Result<bool, NumFault> {
+        let Some((first, rest)) = vars.split_first() else {
+            return self.eval(st, body, b, time);
+        };
+        for &o in &self.domains[first.domain as usize] {
+            if let Some(slot) = b.get_mut(first.slot as usize) {
+                *slot = o;
+            }
+            // A counterexample (forall) or a witness (exists) ends the search.
+            if self.quantify(st, forall, rest, body, b, time)? != forall {
+                return Ok(!forall);
+            }
+        }
+        Ok(forall)
+    }
+
+    /// The current value of a ground fluent, or the fault of reading an undefined one.
+    pub(crate) fn read(&self, st: &State, f: &FluentRef, b: &[ObjId]) -> Result<f64, NumFault> {
+        st.value(&self.fluent_key(f.func, &f.args, b))
+            .ok_or_else(|| NumFault::Undefined {
+                func: f.func,
+                args: f.args.iter().map(|&a| obj(a, b)).collect(),
+            })
+    }
+
+    pub(crate) fn num(
+        &self,
+        st: &State,
+        e: &NumExpr,
+        b: &[ObjId],
+        time: usize,
+    ) -> Result<f64, NumFault> {
+        match e {
+            NumExpr::Const(x) => Ok(*x),
+            NumExpr::TotalTime => Ok(time as f64),
+            NumExpr::Fluent(f) => self.read(st, f, b),
+            NumExpr::Arith(op, args) => {
+                let mut vals = args.iter().map(|a| self.num(st, a, b, time));
+                let first = vals.next().transpose()?.unwrap_or(0.0);
+                let mut acc = match (op, args.len()) {
+                    (ArithOp::Sub, 1) => return Ok(-first),
+                    _ => first,
+                };
+                for v in vals {
+                    let v = v?;
+                    acc = match op {
+                        ArithOp::Add => acc + v,
+                        ArithOp::Sub => acc - v,
+                        ArithOp::Mul => acc * v,
+                        ArithOp::Div => {
+                            if v == 0.0 {
+                                return Err(NumFault::DivByZero(Span::default()));
+                            }
+                            acc / v
+                        }
+                    };
+                }
+                if acc.is_finite() {
+                    Ok(acc)
+                } else {
+                    Err(NumFault::NonFinite(Span::default()))
+                }
+            }
+        }
+    }
+
+    /// Compute and apply derived predicates in `st` (a no-op for domains without axioms).
+    pub(crate) fn derive(&self, st: &mut State) {
+        if self.rules.is_empty() {
+            return;
+        }
+        st.derived.clear();
+        let mut b: Vec<ObjId> = Vec::new();
+        let mut found: Vec<Key> = Vec::new();
+        for stratum in 0..self.strata {
+            loop {
+                for rule in self.rules.iter().filter(|r| r.stratum == stratum) {
+                    b.clear();
+                    b.resize(rule.slots.max(rule.params.len()), 0);
+                    let domains: Vec<&[ObjId]> = rule
+                        .params
+                        .iter()
+                        .map(|&d| self.domains[d as usize].as_slice())
+                        .collect();
+                    if domains.iter().any(|d| d.is_empty()) {
+                        continue;
+                    }
+                    let mut odometer = vec![0usize; domains.len()];
+                    loop {
+                        for (i, d) in domains.iter().enumerate() {
+                            b[i] = d[odometer[i]];
+                        }
+                        let head: Vec<Arg> =
+                            (0..domains.len()).map(|i| Arg::Slot(i as u16)).collect();
+                        let key = self.atom_ref_key(rule.head, &head, &b);
+                        if !st.derived.contains(&key)
+                            && self.eval(st, &rule.body, &mut b, 0).unwrap_or(false)
+                        {
+                            found.push(key);
+                        }
+                        // Advance the odometer; stop after the last combination.
+                        let mut i = 0;
+                        while i < odometer.len() {
+                            odometer[i] += 1;
+                            if odometer[i] < domains[i].len() {
+                                break;
+                            }
+                            odometer[i] = 0;
+                            i += 1;
+                        }
+                        if i == odometer.len() {
+                            break;
+                        }
+                    }
+                }
+                if found.is_empty() {
+                    break;
+                }
+                for k in found.drain(..) {
+                    st.derived.insert(k);
+                }
+            }
+        }
+    }
+}
+
+/// Comparison with VAL's absolute slack: `>` holds when `l - r > -slack`, `=` when
+/// `|l - r| < slack`, and so on; `slack = 0` is exact.
+#[inline]
+pub(crate) fn compare(op: CmpOp, l: f64, r: f64, slack: f64) -> bool {
+    let d = l - r;
+    if slack == 0.0 {
+        return match op {
+            CmpOp::Lt => d < 0.0,
+            CmpOp::Le => d <= 0.0,
+            CmpOp::Eq => d == 0.0,
+            CmpOp::Ge => d >= 0.0,
+            CmpOp::Gt => d > 0.0,
+        };
+    }
+    match op {
+        CmpOp::Lt => d < slack,
+        CmpOp::Le => d <= slack,
+        CmpOp::Eq => d.abs() < slack,
+        CmpOp::Ge => d >= -slack,
+        CmpOp::Gt => d > -slack,
+    }
+}
+
+/// One numeric update waiting to be applied.
+#[derive(Clone, Debug)]
+pub(crate) struct NumUpdate {
+    pub key: Key,
+    pub func: u32,
+    pub args: Vec<ObjId>,
+    pub op: AssignOp,
+    pub value: f64,
+    pub span: Span,
+}
+
+/// The effects of one step, computed against the state before it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pending {
+    pub adds: Vec<Key>,
+    pub dels: Vec<Key>,
+    pub nums: Vec<NumUpdate>,
+}
+
+impl Pending {
+    pub fn clear(&mut self) {
+        self.adds.clear();
+        self.dels.clear();
+        self.nums.clear();
+    }
+}
+
+impl Task {
+    /// Collect the effects `effs` under binding `b`, reading `st`.
+    pub(crate) fn collect(
+        &self,
+        st: &State,
+        effs: &[Eff],
+        b: &mut [ObjId],
+        time: usize,
+        out: &mut Pending,
+    ) -> Result<(), NumFault> {
+        for e in effs {
+            match e {
+                Eff::Add(a) => out.adds.push(self.atom_ref_key(a.pred, &a.args, b)),
+                Eff::Del(a) => out.dels.push(self.atom_ref_key(a.pred, &a.args, b)),
+                Eff::Num {
+                    op,
+                    target,
+                    value,
+                    span,
+                } => {
+                    let v = self
+                        .num(st, value, b, time)
+                        .map_err(|f| with_span(f, *span))?;
+                    out.nums.push(NumUpdate {
+                        key: self.fluent_key(target.func, &target.args, b),
+                        func: target.func,
+                        args: target.args.iter().map(|&a| obj(a, b)).collect(),
+                        op: *op,
+                        value: v,
+                        span: *span,
+                    });
+                }
+                Eff::When { cond, body } => {
+                    if self.eval(st, cond, b, time)? {
+                        self.collect(st, body, b, time, out)?;
+                    }
+                }
+                Eff::Forall { vars, body } => self.collect_forall(st, vars, body, b, time, out)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn collect_forall(
+        &self,
+        st: &State,
+        vars: &[QVar],
+        body: &[Eff],
+        b: &mut [ObjId],
+        time: usize,
+        out: &mut Pending,
+    ) -> Result<(), NumFault> {
+        let Some((first, rest)) = vars.split_first() else {
+            return self.collect(st, body, b, time, out);
+        };
+        for &o in &self.domains[first.domain as usize] {
+            if let Some(slot) = b.get_mut(first.slot as usize) {
+                *slot = o;
+            }
+            self.collect_forall(st, rest, body, b, time, out)?;
+        }
+        Ok(())
+    }
+
+    /// Apply collected effects to `st`: deletes, adds, then numeric updates. On a numeric
+    /// fault `st` is left unchanged. Returns the fluents that `increase`/`decrease` found
+    /// undefined (treated as 0, as VAL does).
+    pub(crate) fn apply(
+        &self,
+        st: &mut State,
+        pending: &mut Pending,
+    ) -> Result<Vec<(u32, Vec<ObjId>)>, NumFault> {
+        let mut undefined = Vec::new();
+        let mut values: Vec<(Key, f64)> = Vec::new();
+        if !pending.nums.is_empty() {
+            // Group updates by fluent; order of first appearance.
+            pending.nums.sort_by(|a, b| key_order(&a.key, &b.key));
+            let mut i = 0;
+            while i < pending.nums.len() {
+                let mut j = i + 1;
+                while j < pending.nums.len() && pending.nums[j].key == pending.nums[i].key {
+                    j += 1;
+                }
+                let group = &pending.nums[i..j];
+                let new = self.combine(st, group, &mut undefined)?;
+                values.push((group[0].key.clone(), new));
+                i = j;
+            }
+        }
+        for k in &pending.dels {
+            st.atoms.remove(k);
+        }
+        for k in pending.adds.drain(..) {
+            st.atoms.insert(k);
+        }
+        for (k, v) in &values {
+            st.set_value(k, *v);
+        }
+        self.derive(st);
+        Ok(undefined)
+    }
+
+    /// The new value of one fluent updated by `group` (all on the same fluent).
+    fn combine(
+        &self,
+        st: &State,
+        group: &[NumUpdate],
+        undefined: &mut Vec<(u32, Vec<ObjId>)>,
+    ) -> Result<f64, NumFault> {
+        let first = &group[0];
+        let conflict = || NumFault::Conflict {
+            func: first.func,
+            args: first.args.clone(),
+            span: group.last().map_or(first.span, |u| u.span),
+        };
+        let assigns: Vec<&NumUpdate> = group.iter().filter(|u| u.op == AssignOp::Assign).collect();
+        if let Some(a) = assigns.first() {
+            if assigns.len() != group.len() || assigns.iter().any(|b| b.value != a.value) {
+                return Err(conflict());
+            }
+            return Ok(a.value);
+        }
+        let scales = group
+            .iter()
+            .filter(|u| matches!(u.op, AssignOp::ScaleUp | AssignOp::ScaleDown))
+            .count();
+        if scales != 0 && scales != group.len() {
+            return Err(conflict());
+        }
+        let current = st.value(&first.key);
+        let base = match current {
+            Some(v) => v,
+            None if scales == 0 => {
+                undefined.push((first.func, first.args.clone()));
+                0.0
+            }
+            None => {
+                return Err(NumFault::Undefined {
+                    func: first.func,
+                    args: first.args.clone(),
+                });
+            }
+        };
+        let mut v = base;
+        for u in group {
+            v = match u.op {
+                AssignOp::Increase => v + u.value,
+                AssignOp::Decrease => v - u.value,
+                AssignOp::ScaleUp => v * u.value,
+                AssignOp::ScaleDown => {
+                    if u.value == 0.0 {
+                        return Err(NumFault::DivByZero(u.span));
+                    }
+                    v / u.value
+                }
+                AssignOp::Assign => u.value,
+            };
+        }
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(NumFault::NonFinite(first.span))
+        }
+    }
+}
+
+fn key_order(a: &Key, b: &Key) -> std::cmp::Ordering {
+    match (a, b) {
+        (Key::Dense(x), Key::Dense(y)) => x.cmp(y),
+        (Key::Dense(_), Key::Sparse(_)) => std::cmp::Ordering::Less,
+        (Key::Sparse(_), Key::Dense(_)) => std::cmp::Ordering::Greater,
+        (Key::Sparse(x), Key::Sparse(y)) => x.cmp(y),
+    }
+}
+
+/// Attach the span of the effect being computed to faults that have none.
+fn with_span(f: NumFault, span: Span) -> NumFault {
+    match f {
+        NumFault::DivByZero(s) if s.is_empty() => NumFault::DivByZero(span),
+        NumFault::NonFinite(s) if s.is_empty() => NumFault::NonFinite(span),
+        other => other,
+    }
+}

@@ -1,0 +1,95 @@
+//! Plan semantics for safeplan: execute plans exactly as VAL does, and say why they fail.
+//!
+//! A robot stack calls this crate before every action; a benchmark calls it millions of
+//! times. So it does no I/O and no async, it never panics on any task or plan, and after a
+//! one-off compilation a five-step plan costs well under a microsecond.
+//!
+//! # Design
+//!
+//! [`Task::compile`] turns a parsed domain and problem (from `safeplan-pddl`) into a
+//! [`Task`]: names are interned to dense ids (objects, predicates, functions, actions), and
+//! actions, the goal and derived predicates become small *lifted* trees over binding slots.
+//! Nothing is grounded up front. A plan step is bound to object ids and its precondition
+//! and effects are evaluated directly against the state, so a task with 10⁹ potential ground
+//! actions validates a 100-step plan as quickly as a toy one.
+//!
+//! A [`State`] is a bitset of the atoms actions can change plus a vector of numeric values
+//! (NaN for "undefined", distinct from 0). An atom's bit is computed arithmetically from its
+//! predicate and arguments, without hashing; predicates whose `objects^arity` would make the
+//! bitset too big fall back to a hash set, and static facts live once in the task. Domains
+//! with derived predicates get a stratified fixpoint after every step.
+//!
+//! Execution follows `SEMANTICS.md` §2 to the letter (it is what VAL does): every effect of a
+//! step is computed against the state before it, deletes are applied before adds, numeric
+//! comparisons have VAL's 0.0001 slack ([`CompileOptions::numeric_slack`]), `increase` of an
+//! undefined fluent counts from 0 with a warning, reading one is a
+//! [`FailureKind::NumericError`]. The result is a [`Verdict`], plain `serde` data: valid
+//! with the metric value, or the first [`Failure`] with its kind, 1-based step, each false
+//! literal with the values that made it false, a source span, and repair advice.
+//!
+//! Three ways in, one engine:
+//! - [`Task::validate`] / [`Validator`] for whole plans ([`Validator`] reuses its buffers);
+//! - [`Task::validate_batch`] for many plans on all cores (rayon), results in input order;
+//! - [`Monitor`] for online use: [`Monitor::check`] an action, then [`Monitor::apply`] it.
+//!
+//! # Example
+//!
+//! ```
+//! use safeplan_pddl::{parse_domain, parse_problem, parse_plan};
+//! use safeplan_validate::{FailureKind, Task};
+//!
+//! let domain = parse_domain("(define (domain d) (:predicates (at ?x) (link ?x ?y)) \
+//!     (:action go :parameters (?a ?b) :precondition (and (at ?a) (link ?a ?b)) \
+//!      :effect (and (not (at ?a)) (at ?b))))").value.unwrap();
+//! let problem = parse_problem("(define (problem p) (:domain d) (:objects x y z) \
+//!     (:init (at x) (link x y) (link y z)) (:goal (at z)))").value.unwrap();
+//! let task = Task::compile(&domain, &problem)?;
+//!
+//! let good = parse_plan("(go x y)\n(go y z)").value.unwrap();
+//! assert!(task.validate(&good).valid);
+//!
+//! let bad = parse_plan("(go x z)").value.unwrap();
+//! let failure = task.validate(&bad).failure.unwrap();
+//! assert_eq!(failure.kind, FailureKind::UnsatisfiedPrecondition);
+//! assert_eq!(failure.step, Some(1));
+//! assert_eq!(failure.unmet[0].literal, "(link x z)");
+//! # Ok::<(), safeplan_validate::TaskError>(())
+//! ```
+
+#![deny(missing_docs)]
+// A `Failure` is plain data a caller reads (kind, step, unmet literals, advice); it is
+// returned only on the failure path, so its size costs nothing where speed matters.
+#![allow(clippy::result_large_err)]
+
+mod exec;
+mod explain;
+mod monitor;
+mod state;
+mod task;
+mod validate;
+mod verdict;
+
+pub use monitor::Monitor;
+pub use state::State;
+pub use task::{CompileOptions, ObjId, Object, Task, TaskError};
+pub use validate::{GroundAction, ValidateOptions, Validator};
+pub use verdict::{
+    Binding, Failure, FailureKind, FinalState, FluentValue, SourceRef, Unmet, Verdict, Warning,
+};
+
+use rayon::prelude::*;
+use safeplan_pddl::Plan;
+
+impl Task {
+    /// Validate many plans against this task in parallel (rayon's global pool); the
+    /// verdicts come back in the order of `plans`.
+    pub fn validate_batch(&self, plans: &[Plan], options: &ValidateOptions) -> Vec<Verdict> {
+        plans
+            .par_iter()
+            .map_init(
+                || Validator::new(self, options.clone()),
+                |v, plan| v.validate(plan),
+            )
+            .collect()
+    }
+}

@@ -1,0 +1,1066 @@
+//! Compiling a checked domain and problem into a [`Task`]: interned symbols, typed objects,
+//! an atom layout, lifted action schemas and the initial state.
+//!
+//! Nothing is grounded here. Actions, goals and derived-predicate bodies become small
+//! trees over *slots* (action parameters first, then quantified variables by nesting
+//! depth); a plan step fills the parameter slots with object ids and the tree is evaluated
+//! against a state. So the cost of a task does not depend on how many ground actions it
+//! could have, only on the steps a plan actually takes.
+
+use compact_str::CompactString;
+use rustc_hash::FxHashMap;
+use safeplan_pddl::ast::{self, ArithOp, AssignOp, CmpOp, Formula};
+use safeplan_pddl::{
+    CheckOptions, Diagnostic, Domain, FileKind, Problem, Span, check_domain, check_problem,
+    has_errors,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::state::{AtomSet, State};
+
+/// An object (problem object or domain constant), by index into [`Task::objects`].
+pub type ObjId = u32;
+/// A type, by index into the task's type table; `object` is 0.
+pub(crate) type TypeId = u32;
+const OBJECT: TypeId = 0;
+
+/// Why a domain and problem cannot be compiled into a task.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaskError {
+    /// The domain or problem has errors the checker found; fix them first.
+    #[error("the task has {} error(s); run `safeplan check` to see them", .0.iter().filter(|d| d.is_error()).count())]
+    Invalid(Vec<Diagnostic>),
+    /// The domain uses a feature this engine does not execute.
+    #[error("{what} is not supported by the validator{}", at_span(*.span))]
+    Unsupported {
+        /// What is not supported, in words.
+        what: String,
+        /// Which file it is in.
+        file: FileKind,
+        /// Where.
+        span: Span,
+    },
+    /// Derived predicates whose definitions depend negatively on each other in a cycle.
+    #[error(
+        "derived predicate `{predicate}` depends on its own negation; the axioms cannot be stratified"
+    )]
+    Unstratifiable {
+        /// The derived predicate on the cycle.
+        predicate: String,
+        /// Its declaration in the domain.
+        span: Span,
+    },
+    /// Computing derived predicates would enumerate too many groundings.
+    #[error(
+        "derived predicate `{predicate}` has {groundings} groundings, more than the limit of {limit}"
+    )]
+    TooLarge {
+        /// The derived predicate.
+        predicate: String,
+        /// How many parameter combinations it has.
+        groundings: u128,
+        /// The limit.
+        limit: u128,
+    },
+}
+
+fn at_span(span: Span) -> String {
+    if span.is_empty() {
+        String::new()
+    } else {
+        format!(" (bytes {}..{})", span.start, span.end)
+    }
+}
+
+/// Options for [`Task::compile_with`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompileOptions {
+    /// A predicate or function whose atoms fit in this many slots (objects^arity) gets a
+    /// dense bitset or value vector; bigger ones are stored sparsely in hash sets. Dense is
+    /// faster; sparse keeps tasks with huge symbol spaces small. `0` makes everything sparse.
+    pub dense_limit: u64,
+    /// Absolute tolerance of numeric comparisons. VAL uses 0.0001 (`>` holds when the left
+    /// side is within the slack below the right, `=` when the difference is below it); `0`
+    /// gives exact comparisons.
+    pub numeric_slack: f64,
+    /// Treat undeclared requirements as errors (the checker's strict mode).
+    pub strict: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            dense_limit: 1 << 24,
+            numeric_slack: 1e-4,
+            strict: false,
+        }
+    }
+}
+
+/// The limit on derived-predicate groundings enumerated per rule when computing axioms.
+const DERIVED_LIMIT: u128 = 4_000_000;
+/// The limit on all dense slots of one kind (fluent atoms, static atoms, numeric values).
+const DENSE_TOTAL_LIMIT: u64 = 1 << 27;
+
+/// One object of the task.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Object {
+    /// The name as written where it was declared.
+    pub name: CompactString,
+    /// Declared in the domain's `:constants` (true) or the problem's `:objects`.
+    pub constant: bool,
+    pub(crate) types: Vec<TypeId>,
+}
+
+/// Where an atom of a predicate lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PredKind {
+    /// Changed by some action: in [`State::atoms`].
+    Fluent,
+    /// Never changed: in the task's static set.
+    Static,
+    /// Defined by an axiom: in [`State::derived`], recomputed after every step.
+    Derived,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Symbol {
+    pub name: CompactString,
+    pub arity: usize,
+    /// First slot in its set when dense, `None` when sparse.
+    pub base: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Pred {
+    pub sym: Symbol,
+    pub kind: PredKind,
+}
+
+/// A term of a lifted atom: a slot of the binding or a fixed object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arg {
+    Slot(u16),
+    Obj(ObjId),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct AtomRef {
+    pub pred: u32,
+    pub args: Box<[Arg]>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FluentRef {
+    pub func: u32,
+    pub args: Box<[Arg]>,
+}
+
+/// A quantified variable: its slot and the objects it ranges over.
+#[derive(Clone, Debug)]
+pub(crate) struct QVar {
+    pub slot: u16,
+    pub name: CompactString,
+    pub domain: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum NumExpr {
+    Const(f64),
+    Fluent(FluentRef),
+    Arith(ArithOp, Vec<NumExpr>),
+    /// `(total-time)`: the number of steps executed so far.
+    TotalTime,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Cond {
+    True,
+    Atom(AtomRef),
+    Eq(Arg, Arg, Span),
+    Not(Box<Cond>, Span),
+    And(Vec<Cond>),
+    Or(Vec<Cond>, Span),
+    Imply(Box<Cond>, Box<Cond>),
+    Quant {
+        forall: bool,
+        vars: Vec<QVar>,
+        body: Box<Cond>,
+        span: Span,
+    },
+    Compare(CmpOp, NumExpr, NumExpr, Span),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Eff {
+    Add(AtomRef),
+    Del(AtomRef),
+    Num {
+        op: AssignOp,
+        target: FluentRef,
+        value: NumExpr,
+        span: Span,
+    },
+    When {
+        cond: Cond,
+        body: Vec<Eff>,
+    },
+    Forall {
+        vars: Vec<QVar>,
+        body: Vec<Eff>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Schema {
+    pub name: CompactString,
+    pub params: Vec<(CompactString, u32)>,
+    pub pre: Cond,
+    /// Where the precondition is written (the action's name when it has none).
+    pub pre_span: Span,
+    pub effects: Vec<Eff>,
+    /// Slots needed: parameters plus the deepest nesting of quantified variables.
+    pub slots: usize,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Rule {
+    pub head: u32,
+    pub params: Vec<u32>,
+    pub body: Cond,
+    pub slots: usize,
+    pub stratum: usize,
+}
+
+/// A compiled planning task: a domain and a problem, ready to execute plans.
+///
+/// Compile once with [`Task::compile`], then validate any number of plans against it, from
+/// any number of threads (`Task` is `Send + Sync` and never changes after compilation).
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub(crate) domain_name: CompactString,
+    pub(crate) problem_name: CompactString,
+    pub(crate) objects: Vec<Object>,
+    pub(crate) object_ids: FxHashMap<CompactString, ObjId>,
+    pub(crate) type_names: Vec<CompactString>,
+    pub(crate) ancestors: Vec<Vec<TypeId>>,
+    /// Object lists that parameters and quantified variables range over.
+    pub(crate) domains: Vec<Vec<ObjId>>,
+    pub(crate) domain_types: Vec<Vec<TypeId>>,
+    pub(crate) preds: Vec<Pred>,
+    pub(crate) funcs: Vec<Symbol>,
+    pub(crate) schemas: Vec<Schema>,
+    pub(crate) schema_ids: FxHashMap<CompactString, u32>,
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) strata: usize,
+    pub(crate) statics: AtomSet,
+    pub(crate) init: State,
+    pub(crate) goal: Cond,
+    pub(crate) goal_span: Span,
+    pub(crate) metric: Option<(ast::Optimization, NumExpr)>,
+    pub(crate) n_objects: u64,
+    pub(crate) slack: f64,
+    pub(crate) typed: bool,
+}
+
+impl Task {
+    /// Check and compile a domain and problem with default options.
+    pub fn compile(domain: &Domain, problem: &Problem) -> Result<Task, TaskError> {
+        Task::compile_with(domain, problem, &CompileOptions::default())
+    }
+
+    /// Check and compile a domain and problem.
+    ///
+    /// The checker runs first: a task with errors (undefined names, arity or type errors)
+    /// is refused with all its diagnostics, so everything after can rely on a
+    /// well-formed task.
+    pub fn compile_with(
+        domain: &Domain,
+        problem: &Problem,
+        options: &CompileOptions,
+    ) -> Result<Task, TaskError> {
+        let check = CheckOptions {
+            strict: options.strict,
+        };
+        let mut diagnostics = check_domain(domain, &check);
+        diagnostics.extend(check_problem(domain, problem, &check));
+        if has_errors(&diagnostics) {
+            return Err(TaskError::Invalid(diagnostics));
+        }
+        if let Some(d) = domain.durative_actions.first() {
+            return Err(TaskError::Unsupported {
+                what: format!(
+                    "durative action `{}` (PDDL 2.1 level 3: plans with durations)",
+                    d.name.text
+                ),
+                file: FileKind::Domain,
+                span: d.name.span,
+            });
+        }
+        Compiler::new(domain, problem, options).run()
+    }
+
+    /// The domain's name.
+    pub fn domain_name(&self) -> &str {
+        &self.domain_name
+    }
+
+    /// The problem's name.
+    pub fn problem_name(&self) -> &str {
+        &self.problem_name
+    }
+
+    /// All objects: domain constants first, then problem objects, in declaration order.
+    pub fn objects(&self) -> &[Object] {
+        &self.objects
+    }
+
+    /// The names of the domain's actions, in declaration order.
+    pub fn action_names(&self) -> impl Iterator<Item = &str> {
+        self.schemas.iter().map(|s| s.name.as_str())
+    }
+
+    /// The state before the first step.
+    pub fn initial_state(&self) -> State {
+        self.init.clone()
+    }
+
+    /// Whether the problem has a `:metric`.
+    pub fn has_metric(&self) -> bool {
+        self.metric.is_some()
+    }
+
+    /// The object with this name (case-insensitive).
+    pub fn object_id(&self, name: &str) -> Option<ObjId> {
+        lookup(&self.object_ids, name)
+    }
+
+    pub(crate) fn is_subtype(&self, sub: TypeId, sup: TypeId) -> bool {
+        sup == OBJECT || self.ancestors[sub as usize].contains(&sup)
+    }
+
+    /// Whether `obj` may fill a parameter ranging over `domain`.
+    pub(crate) fn fits(&self, obj: ObjId, domain: u32) -> bool {
+        let types = &self.domain_types[domain as usize];
+        self.objects[obj as usize]
+            .types
+            .iter()
+            .any(|&t| types.iter().any(|&p| self.is_subtype(t, p)))
+    }
+
+    pub(crate) fn describe_types(&self, types: &[TypeId]) -> String {
+        match types {
+            [one] => self.type_names[*one as usize].to_string(),
+            many => format!(
+                "(either {})",
+                many.iter()
+                    .map(|&t| self.type_names[t as usize].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        }
+    }
+}
+
+/// Case-insensitive lookup without allocating when the name is already lowercase.
+pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> Option<V> {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        map.get(ast::lowercase(name).as_str()).copied()
+    } else {
+        map.get(name).copied()
+    }
+}
+
+/// Variables in scope while compiling one schema: name key → slot and domain.
+#[derive(Default)]
+struct Scope {
+    vars: Vec<(CompactString, u16, u32)>,
+    max: usize,
+}
+
+impl Scope {
+    fn find(&self, name: &ast::Name) -> Option<(u16, u32)> {
+        let key = name.key();
+        self.vars
+            .iter()
+            .rev()
+            .find(|(k, _, _)| *k == key)
+            .map(|&(_, s, d)| (s, d))
+    }
+
+    fn push(&mut self, name: &ast::Name, domain: u32) -> u16 {
+        let slot = self.vars.len() as u16;
+        self.vars.push((name.key(), slot, domain));
+        self.max = self.max.max(self.vars.len());
+        slot
+    }
+}
+
+struct Compiler<'a> {
+    domain: &'a Domain,
+    problem: &'a Problem,
+    options: &'a CompileOptions,
+    type_ids: FxHashMap<CompactString, TypeId>,
+    type_names: Vec<CompactString>,
+    parents: Vec<Vec<TypeId>>,
+    ancestors: Vec<Vec<TypeId>>,
+    objects: Vec<Object>,
+    object_ids: FxHashMap<CompactString, ObjId>,
+    domains: Vec<Vec<ObjId>>,
+    domain_types: Vec<Vec<TypeId>>,
+    domain_ids: FxHashMap<Vec<TypeId>, u32>,
+    pred_ids: FxHashMap<CompactString, u32>,
+    func_ids: FxHashMap<CompactString, u32>,
+}
+
+impl<'a> Compiler<'a> {
+    fn new(domain: &'a Domain, problem: &'a Problem, options: &'a CompileOptions) -> Self {
+        Compiler {
+            domain,
+            problem,
+            options,
+            type_ids: FxHashMap::from_iter([(CompactString::const_new("object"), OBJECT)]),
+            type_names: vec![CompactString::const_new("object")],
+            parents: vec![Vec::new()],
+            ancestors: Vec::new(),
+            objects: Vec::new(),
+            object_ids: FxHashMap::default(),
+            domains: Vec::new(),
+            domain_types: Vec::new(),
+            domain_ids: FxHashMap::default(),
+            pred_ids: FxHashMap::default(),
+            func_ids: FxHashMap::default(),
+        }
+    }
+
+    fn run(mut self) -> Result<Task, TaskError> {
+        self.types();
+        self.add_objects(&self.domain.constants, true);
+        self.add_objects(&self.problem.objects, false);
+        let n_objects = self.objects.len() as u64;
+
+        // Which predicates do actions change? The rest are static (or derived).
+        let mut changed = vec![false; self.domain.predicates.len()];
+        for (i, p) in self.domain.predicates.iter().enumerate() {
+            self.pred_ids.entry(p.name.key()).or_insert(i as u32);
+        }
+        for a in &self.domain.actions {
+            if let Some(e) = &a.effect {
+                mark_changed(e, &self.pred_ids, &mut changed);
+            }
+        }
+        let derived_keys: Vec<CompactString> = self
+            .domain
+            .derived
+            .iter()
+            .map(|d| d.head.name.key())
+            .collect();
+        let mut totals = [0u64; 3];
+        let mut preds = Vec::with_capacity(self.domain.predicates.len());
+        for (i, p) in self.domain.predicates.iter().enumerate() {
+            let kind = if derived_keys.contains(&p.name.key()) {
+                PredKind::Derived
+            } else if changed[i] {
+                PredKind::Fluent
+            } else {
+                PredKind::Static
+            };
+            let total = &mut totals[kind as usize];
+            let base = self.dense_base(n_objects, p.params.len(), total);
+            preds.push(Pred {
+                sym: Symbol {
+                    name: p.name.text.clone(),
+                    arity: p.params.len(),
+                    base,
+                },
+                kind,
+            });
+        }
+        // Derived predicates declared only by their `:derived` head.
+        for d in &self.domain.derived {
+            if !self.pred_ids.contains_key(&d.head.name.key()) {
+                let total = &mut totals[PredKind::Derived as usize];
+                let base = self.dense_base(n_objects, d.head.params.len(), total);
+                self.pred_ids.insert(d.head.name.key(), preds.len() as u32);
+                preds.push(Pred {
+                    sym: Symbol {
+                        name: d.head.name.text.clone(),
+                        arity: d.head.params.len(),
+                        base,
+                    },
+                    kind: PredKind::Derived,
+                });
+            }
+        }
+        let mut value_total = 0u64;
+        let mut funcs = Vec::with_capacity(self.domain.functions.len());
+        for (i, f) in self.domain.functions.iter().enumerate() {
+            self.func_ids.entry(f.name.key()).or_insert(i as u32);
+            let base = self.dense_base(n_objects, f.params.len(), &mut value_total);
+            funcs.push(Symbol {
+                name: f.name.text.clone(),
+                arity: f.params.len(),
+                base,
+            });
+        }
+
+        let mut schemas = Vec::with_capacity(self.domain.actions.len());
+        let mut schema_ids = FxHashMap::default();
+        for a in &self.domain.actions {
+            let schema = self.schema(a)?;
+            schema_ids
+                .entry(a.name.key())
+                .or_insert(schemas.len() as u32);
+            schemas.push(schema);
+        }
+        for (schema, a) in schemas.iter().zip(&self.domain.actions) {
+            for e in &schema.effects {
+                if let Some(span) = effect_on_derived(e, &preds) {
+                    return Err(TaskError::Unsupported {
+                        what: format!(
+                            "an effect of `{}` on a derived predicate (axioms define them; actions cannot set them)",
+                            a.name.text
+                        ),
+                        file: FileKind::Domain,
+                        span,
+                    });
+                }
+            }
+        }
+        let mut rules = Vec::with_capacity(self.domain.derived.len());
+        for d in &self.domain.derived {
+            rules.push(self.rule(d)?);
+        }
+        let strata = stratify(&mut rules, &preds, self.domain)?;
+
+        let goal_formula = self.problem.goal.as_ref();
+        let goal_span = goal_formula.map_or(self.problem.name.span, Formula::span);
+        let goal = match goal_formula {
+            Some(f) => self.cond(f, &mut Scope::default(), FileKind::Problem)?,
+            None => Cond::True,
+        };
+        let metric = match &self.problem.metric {
+            Some(m) => Some((
+                m.optimization,
+                self.num(&m.expr, &Scope::default(), FileKind::Problem)?,
+            )),
+            None => None,
+        };
+
+        let mut task = Task {
+            domain_name: self.domain.name.text.clone(),
+            problem_name: self.problem.name.text.clone(),
+            objects: self.objects,
+            object_ids: self.object_ids,
+            type_names: self.type_names,
+            ancestors: self.ancestors,
+            domains: self.domains,
+            domain_types: self.domain_types,
+            preds,
+            funcs,
+            schemas,
+            schema_ids,
+            rules,
+            strata,
+            statics: AtomSet::with_bits(totals[PredKind::Static as usize]),
+            init: State::empty(
+                totals[PredKind::Fluent as usize],
+                totals[PredKind::Derived as usize],
+                value_total,
+            ),
+            goal,
+            goal_span,
+            metric,
+            n_objects,
+            slack: self.options.numeric_slack,
+            typed: !self.domain.types.is_empty(),
+        };
+        for entry in &self.problem.init {
+            match entry {
+                ast::InitEntry::Atom(atom) => {
+                    let Some(pred) = lookup(&self.pred_ids, &atom.predicate.text) else {
+                        continue;
+                    };
+                    let args: Vec<ObjId> = atom
+                        .args
+                        .iter()
+                        .filter_map(|t| lookup(&task.object_ids, &t.name().text))
+                        .collect();
+                    if args.len() != atom.args.len() {
+                        continue; // the checker reported it
+                    }
+                    match task.preds[pred as usize].kind {
+                        PredKind::Static => {
+                            let key = task.atom_key(pred, &args);
+                            task.statics.insert(key);
+                        }
+                        PredKind::Fluent => {
+                            let key = task.atom_key(pred, &args);
+                            task.init.atoms.insert(key);
+                        }
+                        // Axioms define derived atoms; an init fact for one is ignored, as
+                        // Fast Downward's translator does.
+                        PredKind::Derived => {}
+                    }
+                }
+                ast::InitEntry::Not(..) => {} // closed world: absent means false
+                ast::InitEntry::Assign(f, value, _) => {
+                    let Some(func) = lookup(&self.func_ids, &f.function.text) else {
+                        continue;
+                    };
+                    let args: Vec<ObjId> = f
+                        .args
+                        .iter()
+                        .filter_map(|t| lookup(&task.object_ids, &t.name().text))
+                        .collect();
+                    if args.len() == f.args.len() {
+                        let key = task.value_key(func, &args);
+                        task.init.set_value(&key, *value);
+                    }
+                }
+            }
+        }
+        let mut init = std::mem::take(&mut task.init);
+        task.derive(&mut init);
+        task.init = init;
+        Ok(task)
+    }
+
+    fn dense_base(&self, n: u64, arity: usize, total: &mut u64) -> Option<u64> {
+        let size = (0..arity).try_fold(1u64, |acc, _| acc.checked_mul(n))?;
+        if size > self.options.dense_limit || total.saturating_add(size) > DENSE_TOTAL_LIMIT {
+            return None;
+        }
+        let base = *total;
+        *total += size;
+        Some(base)
+    }
+
+    fn types(&mut self) {
+        for entry in &self.domain.types {
+            let child = self.intern_type(&entry.name);
+            if let Some(ty) = &entry.ty {
+                for parent in ty.names() {
+                    let p = self.intern_type(parent);
+                    if p != child && !self.parents[child as usize].contains(&p) {
+                        self.parents[child as usize].push(p);
+                    }
+                }
+            }
+        }
+        let n = self.type_names.len();
+        self.ancestors = (0..n)
+            .map(|t| {
+                let mut seen = vec![false; n];
+                let mut out = Vec::new();
+                let mut stack = vec![t as TypeId];
+                while let Some(x) = stack.pop() {
+                    if std::mem::replace(&mut seen[x as usize], true) {
+                        continue;
+                    }
+                    out.push(x);
+                    stack.extend(&self.parents[x as usize]);
+                }
+                if !out.contains(&OBJECT) {
+                    out.push(OBJECT);
+                }
+                out
+            })
+            .collect();
+    }
+
+    fn intern_type(&mut self, name: &ast::Name) -> TypeId {
+        let key = name.key();
+        if let Some(&id) = self.type_ids.get(&key) {
+            return id;
+        }
+        let id = self.type_names.len() as TypeId;
+        self.type_ids.insert(key, id);
+        self.type_names.push(name.text.clone());
+        self.parents.push(Vec::new());
+        id
+    }
+
+    fn resolve_type(&self, ty: Option<&ast::Type>) -> Vec<TypeId> {
+        let mut out: Vec<TypeId> = match ty {
+            None => vec![OBJECT],
+            Some(ty) => ty
+                .names()
+                .iter()
+                .filter_map(|n| lookup(&self.type_ids, &n.text))
+                .collect(),
+        };
+        if out.is_empty() {
+            out.push(OBJECT);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn add_objects(&mut self, list: &[ast::Typed], constant: bool) {
+        for entry in list {
+            let types = self.resolve_type(entry.ty.as_ref());
+            let key = entry.name.key();
+            if self.object_ids.contains_key(&key) {
+                continue; // a repeated declaration with the same type (the checker warned)
+            }
+            self.object_ids.insert(key, self.objects.len() as ObjId);
+            self.objects.push(Object {
+                name: entry.name.text.clone(),
+                constant,
+                types,
+            });
+        }
+    }
+
+    /// The id of the object list for a parameter of this type, built on first use.
+    fn domain_of(&mut self, ty: Option<&ast::Type>) -> u32 {
+        let types = self.resolve_type(ty);
+        if let Some(&id) = self.domain_ids.get(&types) {
+            return id;
+        }
+        let members: Vec<ObjId> = (0..self.objects.len() as ObjId)
+            .filter(|&o| {
+                self.objects[o as usize].types.iter().any(|&t| {
+                    types
+                        .iter()
+                        .any(|&p| p == OBJECT || self.ancestors[t as usize].contains(&p))
+                })
+            })
+            .collect();
+        let id = self.domains.len() as u32;
+        self.domains.push(members);
+        self.domain_types.push(types.clone());
+        self.domain_ids.insert(types, id);
+        id
+    }
+
+    fn schema(&mut self, a: &ast::Action) -> Result<Schema, TaskError> {
+        let mut scope = Scope::default();
+        let mut params = Vec::with_capacity(a.params.len());
+        for p in &a.params {
+            let d = self.domain_of(p.ty.as_ref());
+            scope.push(&p.name, d);
+            params.push((p.name.text.clone(), d));
+        }
+        let pre = match &a.precondition {
+            Some(f) => self.cond(f, &mut scope, FileKind::Domain)?,
+            None => Cond::True,
+        };
+        let mut effects = Vec::new();
+        if let Some(e) = &a.effect {
+            self.effect(e, &mut scope, &mut effects)?;
+        }
+        Ok(Schema {
+            name: a.name.text.clone(),
+            params,
+            pre,
+            pre_span: a.precondition.as_ref().map_or(a.name.span, Formula::span),
+            effects,
+            slots: scope.max,
+        })
+    }
+
+    fn rule(&mut self, d: &ast::Derived) -> Result<Rule, TaskError> {
+        let mut scope = Scope::default();
+        let mut params = Vec::new();
+        let mut groundings: u128 = 1;
+        for p in &d.head.params {
+            let dom = self.domain_of(p.ty.as_ref());
+            groundings = groundings.saturating_mul(self.domains[dom as usize].len() as u128);
+            scope.push(&p.name, dom);
+            params.push(dom);
+        }
+        if groundings > DERIVED_LIMIT {
+            return Err(TaskError::TooLarge {
+                predicate: d.head.name.text.to_string(),
+                groundings,
+                limit: DERIVED_LIMIT,
+            });
+        }
+        let body = self.cond(&d.body, &mut scope, FileKind::Domain)?;
+        let head = lookup(&self.pred_ids, &d.head.name.text).unwrap_or(0);
+        Ok(Rule {
+            head,
+            params,
+            body,
+            slots: scope.max,
+            stratum: 0,
+        })
+    }
+
+    fn arg(&self, t: &ast::Term, scope: &Scope, file: FileKind) -> Result<Arg, TaskError> {
+        match t {
+            ast::Term::Var(n) => scope.find(n).map(|(s, _)| Arg::Slot(s)),
+            ast::Term::Const(n) => lookup(&self.object_ids, &n.text).map(Arg::Obj),
+        }
+        .ok_or_else(|| TaskError::Unsupported {
+            what: format!("the unbound name `{}`", t.name().text),
+            file,
+            span: t.span(),
+        })
+    }
+
+    fn args(
+        &self,
+        ts: &[ast::Term],
+        scope: &Scope,
+        file: FileKind,
+    ) -> Result<Box<[Arg]>, TaskError> {
+        ts.iter().map(|t| self.arg(t, scope, file)).collect()
+    }
+
+    fn atom(&self, a: &ast::Atom, scope: &Scope, file: FileKind) -> Result<AtomRef, TaskError> {
+        let pred =
+            lookup(&self.pred_ids, &a.predicate.text).ok_or_else(|| TaskError::Unsupported {
+                what: format!("the undeclared predicate `{}`", a.predicate.text),
+                file,
+                span: a.predicate.span,
+            })?;
+        Ok(AtomRef {
+            pred,
+            args: self.args(&a.args, scope, file)?,
+            span: a.span,
+        })
+    }
+
+    fn fluent(
+        &self,
+        f: &ast::FluentTerm,
+        scope: &Scope,
+        file: FileKind,
+    ) -> Result<FluentRef, TaskError> {
+        let func =
+            lookup(&self.func_ids, &f.function.text).ok_or_else(|| TaskError::Unsupported {
+                what: format!("the undeclared function `{}`", f.function.text),
+                file,
+                span: f.function.span,
+            })?;
+        Ok(FluentRef {
+            func,
+            args: self.args(&f.args, scope, file)?,
+        })
+    }
+
+    fn quantified(&mut self, vars: &[ast::Typed], scope: &mut Scope) -> Vec<QVar> {
+        vars.iter()
+            .map(|v| {
+                let domain = self.domain_of(v.ty.as_ref());
+                QVar {
+                    slot: scope.push(&v.name, domain),
+                    name: v.name.text.clone(),
+                    domain,
+                }
+            })
+            .collect()
+    }
+
+    fn cond(&mut self, f: &Formula, scope: &mut Scope, file: FileKind) -> Result<Cond, TaskError> {
+        Ok(match f {
+            Formula::Atom(a) => Cond::Atom(self.atom(a, scope, file)?),
+            Formula::Equals(a, b, span) => {
+                Cond::Eq(self.arg(a, scope, file)?, self.arg(b, scope, file)?, *span)
+            }
+            Formula::Not(inner, span) => Cond::Not(Box::new(self.cond(inner, scope, file)?), *span),
+            Formula::And(parts, _) => Cond::And(
+                parts
+                    .iter()
+                    .map(|p| self.cond(p, scope, file))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Formula::Or(parts, span) => Cond::Or(
+                parts
+                    .iter()
+                    .map(|p| self.cond(p, scope, file))
+                    .collect::<Result<_, _>>()?,
+                *span,
+            ),
+            Formula::Imply(a, b, _) => Cond::Imply(
+                Box::new(self.cond(a, scope, file)?),
+                Box::new(self.cond(b, scope, file)?),
+            ),
+            Formula::Exists(vars, body, span) | Formula::Forall(vars, body, span) => {
+                let depth = scope.vars.len();
+                let qvars = self.quantified(vars, scope);
+                let body = self.cond(body, scope, file);
+                scope.vars.truncate(depth);
+                Cond::Quant {
+                    forall: matches!(f, Formula::Forall(..)),
+                    vars: qvars,
+                    body: Box::new(body?),
+                    span: *span,
+                }
+            }
+            Formula::Compare(op, a, b, span) => Cond::Compare(
+                *op,
+                self.num(a, scope, file)?,
+                self.num(b, scope, file)?,
+                *span,
+            ),
+        })
+    }
+
+    fn num(&self, e: &ast::Expr, scope: &Scope, file: FileKind) -> Result<NumExpr, TaskError> {
+        Ok(match e {
+            ast::Expr::Number(x, _) => NumExpr::Const(*x),
+            ast::Expr::Fluent(f)
+                if f.args.is_empty()
+                    && f.function.matches("total-time")
+                    && lookup(&self.func_ids, "total-time").is_none() =>
+            {
+                NumExpr::TotalTime
+            }
+            ast::Expr::Fluent(f) => NumExpr::Fluent(self.fluent(f, scope, file)?),
+            ast::Expr::Arith(op, args, _) => NumExpr::Arith(
+                *op,
+                args.iter()
+                    .map(|a| self.num(a, scope, file))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ast::Expr::Var(n) => {
+                return Err(TaskError::Unsupported {
+                    what: format!("the variable `?{}` used as a number", n.text),
+                    file,
+                    span: n.span,
+                });
+            }
+        })
+    }
+
+    fn effect(
+        &mut self,
+        e: &ast::Effect,
+        scope: &mut Scope,
+        out: &mut Vec<Eff>,
+    ) -> Result<(), TaskError> {
+        let file = FileKind::Domain;
+        match e {
+            ast::Effect::And(parts, _) => {
+                for p in parts {
+                    self.effect(p, scope, out)?;
+                }
+            }
+            ast::Effect::Forall(vars, body, _) => {
+                let depth = scope.vars.len();
+                let qvars = self.quantified(vars, scope);
+                let mut inner = Vec::new();
+                let r = self.effect(body, scope, &mut inner);
+                scope.vars.truncate(depth);
+                r?;
+                out.push(Eff::Forall {
+                    vars: qvars,
+                    body: inner,
+                });
+            }
+            ast::Effect::When(c, body, _) => {
+                let cond = self.cond(c, scope, file)?;
+                let mut inner = Vec::new();
+                self.effect(body, scope, &mut inner)?;
+                out.push(Eff::When { cond, body: inner });
+            }
+            ast::Effect::Add(a) => out.push(Eff::Add(self.atom(a, scope, file)?)),
+            ast::Effect::Delete(a, _) => out.push(Eff::Del(self.atom(a, scope, file)?)),
+            ast::Effect::Numeric(op, target, value, span) => out.push(Eff::Num {
+                op: *op,
+                target: self.fluent(target, scope, file)?,
+                value: self.num(value, scope, file)?,
+                span: *span,
+            }),
+        }
+        Ok(())
+    }
+}
+
+fn mark_changed(e: &ast::Effect, ids: &FxHashMap<CompactString, u32>, changed: &mut [bool]) {
+    match e {
+        ast::Effect::And(parts, _) => parts.iter().for_each(|p| mark_changed(p, ids, changed)),
+        ast::Effect::Forall(_, body, _) | ast::Effect::When(_, body, _) => {
+            mark_changed(body, ids, changed)
+        }
+        ast::Effect::Add(a) | ast::Effect::Delete(a, _) => {
+            if let Some(c) =
+                lookup(ids, &a.predicate.text).and_then(|i| changed.get_mut(i as usize))
+            {
+                *c = true;
+            }
+        }
+        ast::Effect::Numeric(..) => {}
+    }
+}
+
+fn effect_on_derived(e: &Eff, preds: &[Pred]) -> Option<Span> {
+    match e {
+        Eff::Add(a) | Eff::Del(a) => {
+            (preds[a.pred as usize].kind == PredKind::Derived).then_some(a.span)
+        }
+        Eff::When { body, .. } | Eff::Forall { body, .. } => {
+            body.iter().find_map(|e| effect_on_derived(e, preds))
+        }
+        Eff::Num { .. } => None,
+    }
+}
+
+/// Assign strata so that a rule only reads derived predicates of lower strata negatively
+/// and of its own or lower strata positively (the usual stratification of axioms).
+fn stratify(rules: &mut [Rule], preds: &[Pred], domain: &Domain) -> Result<usize, TaskError> {
+    if rules.is_empty() {
+        return Ok(0);
+    }
+    let mut level = vec![0usize; preds.len()];
+    let limit = rules.len() + 1;
+    loop {
+        let mut changed = false;
+        for r in rules.iter() {
+            let mut need = level[r.head as usize];
+            deps(&r.body, true, &mut |pred, positive| {
+                if preds[pred as usize].kind == PredKind::Derived {
+                    let want = level[pred as usize] + usize::from(!positive);
+                    need = need.max(want);
+                }
+            });
+            if need > level[r.head as usize] {
+                if need > limit {
+                    let name = preds[r.head as usize].sym.name.to_string();
+                    let span = domain
+                        .derived
+                        .iter()
+                        .find(|d| d.head.name.matches(&name))
+                        .map_or(Span::default(), |d| d.head.span);
+                    return Err(TaskError::Unstratifiable {
+                        predicate: name,
+                        span,
+                    });
+                }
+                level[r.head as usize] = need;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for r in rules.iter_mut() {
+        r.stratum = level[r.head as usize];
+    }
+    Ok(rules.iter().map(|r| r.stratum).max().unwrap_or(0) + 1)
+}
+
+/// Call `f(pred, positive)` for every atom in `c`, with its polarity: negation and the
+/// antecedent of an implication flip it. Quantifiers keep it (both are monotone in their
+/// body), so a rule may read its own stratum under `forall`.
+fn deps(c: &Cond, positive: bool, f: &mut impl FnMut(u32, bool)) {
+    match c {
+        Cond::True | Cond::Eq(..) | Cond::Compare(..) => {}
+        Cond::Atom(a) => f(a.pred, positive),
+        Cond::Not(inner, _) => deps(inner, !positive, f),
+        Cond::And(parts) | Cond::Or(parts, _) => parts.iter().for_each(|p| deps(p, positive, f)),
+        Cond::Imply(a, b) => {
+            deps(a, !positive, f);
+            deps(b, positive, f);
+        }
+        Cond::Quant { body, .. } => deps(body, positive, f),
+    }
+}

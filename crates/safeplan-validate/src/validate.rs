@@ -1,0 +1,650 @@
+//! Executing plans: binding steps to ground actions, running them, and building verdicts.
+
+use safeplan_pddl::diagnostic::nearest;
+use safeplan_pddl::{FileKind, Plan, PlanStep, Span};
+use serde::{Deserialize, Serialize};
+
+use crate::exec::{NumFault, Pending};
+use crate::explain::{Explainer, Site};
+use crate::state::State;
+use crate::task::{ObjId, PredKind, Task, lookup};
+use crate::verdict::{Failure, FailureKind, FinalState, SourceRef, Verdict, Warning};
+
+/// Options for [`Task::validate_with`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidateOptions {
+    /// Keep executing after a failure and report every failing step, as VAL's `-c` does: a
+    /// malformed step is skipped, a step whose precondition is false is applied anyway.
+    pub keep_going: bool,
+    /// Put the final state into the verdict ([`Verdict::final_state`]).
+    pub keep_final_state: bool,
+}
+
+/// A plan step bound to an action of the task and objects: ready to check or apply.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GroundAction {
+    pub(crate) schema: u32,
+    pub(crate) args: Vec<ObjId>,
+}
+
+impl GroundAction {
+    /// The object ids of the arguments (indices into [`Task::objects`]).
+    pub fn args(&self) -> &[ObjId] {
+        &self.args
+    }
+}
+
+impl Task {
+    /// Bind an action name and argument names (case-insensitive) to a ground action.
+    ///
+    /// The error is a malformed-step [`Failure`] (unknown action, wrong arity, unknown
+    /// object, type mismatch) with no step number.
+    pub fn ground(&self, action: &str, args: &[&str]) -> Result<GroundAction, Failure> {
+        let mut out = Vec::with_capacity(args.len());
+        let schema = self.bind(action, args.iter().copied(), args.len(), None, &mut out)?;
+        Ok(GroundAction { schema, args: out })
+    }
+
+    /// Bind a parsed plan step to a ground action.
+    pub fn ground_step(&self, step: &PlanStep) -> Result<GroundAction, Failure> {
+        let mut out = Vec::with_capacity(step.args.len());
+        let schema = self.bind_step(step, &mut out)?;
+        Ok(GroundAction { schema, args: out })
+    }
+
+    /// The ground action written as a plan step, e.g. `(move a b)`.
+    pub fn action_text(&self, action: &GroundAction) -> String {
+        let mut s = format!("({}", self.schemas[action.schema as usize].name);
+        for &a in &action.args {
+            s.push(' ');
+            s.push_str(&self.objects[a as usize].name);
+        }
+        s.push(')');
+        s
+    }
+
+    fn bind_step(&self, step: &PlanStep, out: &mut Vec<ObjId>) -> Result<u32, Failure> {
+        let names = step.args.iter().map(|a| a.text.as_str());
+        self.bind(&step.action.text, names, step.args.len(), Some(step), out)
+            .map_err(|mut f| {
+                f.source = Some(SourceRef {
+                    file: FileKind::Plan,
+                    span: self.malformed_span(&f, step),
+                });
+                f
+            })
+    }
+
+    fn malformed_span(&self, f: &Failure, step: &PlanStep) -> Span {
+        match f.kind {
+            FailureKind::UnknownAction => step.action.span,
+            FailureKind::UnknownObject | FailureKind::TypeMismatch => step
+                .args
+                .iter()
+                .find(|a| f.message.contains(&format!("`{}`", a.text)))
+                .map_or(step.span, |a| a.span),
+            _ => step.span,
+        }
+    }
+
+    /// Resolve names to ids; the first thing wrong wins, in VAL's order of checks.
+    fn bind<'n>(
+        &self,
+        action: &str,
+        args: impl Iterator<Item = &'n str>,
+        n_args: usize,
+        step: Option<&PlanStep>,
+        out: &mut Vec<ObjId>,
+    ) -> Result<u32, Failure> {
+        out.clear();
+        let text = || step.map(step_text);
+        let Some(schema_id) = lookup(&self.schema_ids, action) else {
+            let mut advice = Vec::new();
+            if let Some(s) = nearest(action, self.action_names()) {
+                advice.push(format!("did you mean `{s}`?"));
+            }
+            advice.push(format!(
+                "the domain's actions are {}",
+                list(self.action_names().map(str::to_owned).collect())
+            ));
+            return Err(Failure {
+                kind: FailureKind::UnknownAction,
+                step: None,
+                action: text(),
+                message: format!("the domain has no action `{action}`"),
+                unmet: Vec::new(),
+                advice,
+                source: None,
+            });
+        };
+        let schema = &self.schemas[schema_id as usize];
+        if n_args != schema.params.len() {
+            return Err(Failure {
+                kind: FailureKind::ArityMismatch,
+                step: None,
+                action: text(),
+                message: format!(
+                    "`{}` takes {} argument{}, the step gives {}",
+                    schema.name,
+                    schema.params.len(),
+                    if schema.params.len() == 1 { "" } else { "s" },
+                    n_args
+                ),
+                unmet: Vec::new(),
+                advice: vec![format!("write it as {}", self.signature(schema_id))],
+                source: None,
+            });
+        }
+        let names: Vec<&str> = args.collect();
+        // VAL reports an unknown object before it looks at types.
+        for name in &names {
+            match lookup(&self.object_ids, name) {
+                Some(o) => out.push(o),
+                None => {
+                    let mut advice = Vec::new();
+                    if let Some(s) = nearest(name, self.objects.iter().map(|o| o.name.as_str())) {
+                        advice.push(format!("did you mean `{s}`?"));
+                    }
+                    advice.push(
+                        "declare it in the problem's (:objects ...), or use a declared object"
+                            .into(),
+                    );
+                    return Err(Failure {
+                        kind: FailureKind::UnknownObject,
+                        step: None,
+                        action: text(),
+                        message: format!(
+                            "`{name}` is not an object of the problem or a constant of the domain"
+                        ),
+                        unmet: Vec::new(),
+                        advice,
+                        source: None,
+                    });
+                }
+            }
+        }
+        for (i, (&o, (param, domain))) in out.iter().zip(&schema.params).enumerate() {
+            if !self.fits(o, *domain) {
+                let fitting: Vec<String> = self.domains[*domain as usize]
+                    .iter()
+                    .map(|&x| self.objects[x as usize].name.to_string())
+                    .collect();
+                return Err(Failure {
+                    kind: FailureKind::TypeMismatch,
+                    step: None,
+                    action: text(),
+                    message: format!(
+                        "`{}` is of type {}, but parameter ?{} of `{}` needs {}",
+                        names[i],
+                        self.describe_types(&self.objects[o as usize].types),
+                        param,
+                        schema.name,
+                        self.describe_types(&self.domain_types[*domain as usize])
+                    ),
+                    unmet: Vec::new(),
+                    advice: vec![if fitting.is_empty() {
+                        "no object of the task fits this parameter".into()
+                    } else {
+                        format!("objects that fit: {}", list(fitting))
+                    }],
+                    source: None,
+                });
+            }
+        }
+        Ok(schema_id)
+    }
+
+    /// `(move ?from - place ?to - place)`.
+    fn signature(&self, schema: u32) -> String {
+        let s = &self.schemas[schema as usize];
+        let mut out = format!("({}", s.name);
+        for (name, domain) in &s.params {
+            out.push_str(&format!(" ?{name}"));
+            if self.typed {
+                out.push_str(&format!(
+                    " - {}",
+                    self.describe_types(&self.domain_types[*domain as usize])
+                ));
+            }
+        }
+        out.push(')');
+        out
+    }
+
+    /// Validate a plan with default options.
+    pub fn validate(&self, plan: &Plan) -> Verdict {
+        self.validate_with(plan, &ValidateOptions::default())
+    }
+
+    /// Validate a plan.
+    pub fn validate_with(&self, plan: &Plan, options: &ValidateOptions) -> Verdict {
+        Validator::new(self, options.clone()).validate(plan)
+    }
+
+    /// Validate a plan and also return the state after the last step executed.
+    pub fn execute(&self, plan: &Plan, options: &ValidateOptions) -> (Verdict, State) {
+        let mut v = Validator::new(self, options.clone());
+        let verdict = v.validate(plan);
+        (verdict, v.state)
+    }
+
+    /// Whether the ground atom `(predicate args..)` holds in `state`; `None` when the
+    /// predicate or an object is unknown or the arity is wrong.
+    pub fn holds(&self, state: &State, predicate: &str, args: &[&str]) -> Option<bool> {
+        let pred = self
+            .preds
+            .iter()
+            .position(|p| p.sym.name.eq_ignore_ascii_case(predicate))? as u32;
+        if self.preds[pred as usize].sym.arity != args.len() {
+            return None;
+        }
+        let ids: Option<Vec<ObjId>> = args.iter().map(|a| self.object_id(a)).collect();
+        let key = self.atom_key(pred, &ids?);
+        Some(match self.preds[pred as usize].kind {
+            PredKind::Fluent => state.atoms.contains(&key),
+            PredKind::Static => self.statics.contains(&key),
+            PredKind::Derived => state.derived.contains(&key),
+        })
+    }
+
+    /// The value of the numeric fluent `(function args..)` in `state`; `None` when it is
+    /// undefined or the names do not resolve.
+    pub fn value(&self, state: &State, function: &str, args: &[&str]) -> Option<f64> {
+        let func = self
+            .funcs
+            .iter()
+            .position(|f| f.name.eq_ignore_ascii_case(function))? as u32;
+        if self.funcs[func as usize].arity != args.len() {
+            return None;
+        }
+        let ids: Option<Vec<ObjId>> = args.iter().map(|a| self.object_id(a)).collect();
+        state.value(&self.value_key(func, &ids?))
+    }
+
+    /// Whether the goal holds in `state`.
+    pub fn goal_holds(&self, state: &State) -> bool {
+        matches!(self.holds_cond_goal(state, 0), Ok(true))
+    }
+
+    pub(crate) fn holds_cond_goal(&self, state: &State, time: usize) -> Result<bool, NumFault> {
+        let mut b: Vec<ObjId> = vec![0; self.goal_slots()];
+        self.eval(state, &self.goal, &mut b, time)
+    }
+
+    fn goal_slots(&self) -> usize {
+        max_slot(&self.goal)
+    }
+
+    /// `state` written out: true atoms (static facts included) and defined fluents, sorted.
+    pub fn describe_state(&self, state: &State) -> FinalState {
+        let mut atoms = Vec::new();
+        let n = self.n_objects.max(1);
+        for (pid, pred) in self.preds.iter().enumerate() {
+            let set = match pred.kind {
+                PredKind::Fluent => &state.atoms,
+                PredKind::Static => &self.statics,
+                PredKind::Derived => continue,
+            };
+            let name = pred.sym.name.to_lowercase();
+            match pred.sym.base {
+                Some(base) => {
+                    let size = n.pow(pred.sym.arity as u32);
+                    for idx in set.dense_ones().filter(|&i| i >= base && i < base + size) {
+                        let mut rest = idx - base;
+                        let args: Vec<ObjId> = (0..pred.sym.arity)
+                            .map(|_| {
+                                let o = (rest % n) as ObjId;
+                                rest /= n;
+                                o
+                            })
+                            .collect();
+                        atoms.push(self.ground_text(&name, &args));
+                    }
+                }
+                None => {
+                    for key in set
+                        .sparse
+                        .iter()
+                        .filter(|k| k.first() == Some(&(pid as u32)))
+                    {
+                        atoms.push(self.ground_text(&name, &key[1..]));
+                    }
+                }
+            }
+        }
+        atoms.sort();
+        let mut fluents = Vec::new();
+        for (fid, f) in self.funcs.iter().enumerate() {
+            match f.base {
+                Some(base) => {
+                    let size = n.pow(f.arity as u32);
+                    for i in 0..size {
+                        let Some(&v) = state.values.get((base + i) as usize) else {
+                            break;
+                        };
+                        if v.is_nan() {
+                            continue;
+                        }
+                        let mut rest = i;
+                        let args: Vec<ObjId> = (0..f.arity)
+                            .map(|_| {
+                                let o = (rest % n) as ObjId;
+                                rest /= n;
+                                o
+                            })
+                            .collect();
+                        fluents.push((self.fluent_text(fid as u32, &args), v));
+                    }
+                }
+                None => {
+                    for (key, &v) in &state.sparse_values {
+                        if key.first() == Some(&(fid as u32)) {
+                            fluents.push((self.fluent_text(fid as u32, &key[1..]), v));
+                        }
+                    }
+                }
+            }
+        }
+        fluents.sort_by(|a, b| a.0.cmp(&b.0));
+        FinalState { atoms, fluents }
+    }
+
+    fn ground_text(&self, name: &str, args: &[ObjId]) -> String {
+        let mut s = format!("({name}");
+        for &a in args {
+            s.push(' ');
+            s.push_str(&self.objects[a as usize].name.to_lowercase());
+        }
+        s.push(')');
+        s
+    }
+
+    /// The failure of step `k` (the ground action `text` under binding `b`) whose
+    /// precondition is false in `state`, with every false literal explained.
+    pub(crate) fn precondition_failure(
+        &self,
+        state: &State,
+        schema_id: u32,
+        b: &[ObjId],
+        k: usize,
+        text: String,
+    ) -> Failure {
+        let schema = &self.schemas[schema_id as usize];
+        let mut b = b.to_vec();
+        let mut ex = Explainer::new(self, state, FileKind::Domain, Site::Step(k), k - 1);
+        ex.explain(&schema.pre, &mut b);
+        let literals: Vec<&str> = ex.out.iter().map(|u| u.literal.as_str()).collect();
+        Failure {
+            kind: FailureKind::UnsatisfiedPrecondition,
+            step: Some(k),
+            message: format!(
+                "step {k} {text} is not applicable: {} {} false",
+                literals.join(", "),
+                if literals.len() == 1 { "is" } else { "are" }
+            ),
+            action: Some(text),
+            advice: ex.out.iter().map(|u| u.advice.clone()).collect(),
+            unmet: ex.out,
+            source: Some(SourceRef {
+                file: FileKind::Domain,
+                span: schema.pre_span,
+            }),
+        }
+    }
+
+    pub(crate) fn fault_failure(&self, fault: &NumFault, step: Option<usize>) -> Failure {
+        let (message, span) = match fault {
+            NumFault::Undefined { func, args } => (
+                format!("{} is read but has no value", self.fluent_text(*func, args)),
+                None,
+            ),
+            NumFault::DivByZero(span) => ("division by zero".to_string(), Some(*span)),
+            NumFault::NonFinite(span) => (
+                "a numeric effect or expression produced an infinite or undefined number"
+                    .to_string(),
+                Some(*span),
+            ),
+            NumFault::Conflict { func, args, span } => (
+                format!(
+                    "{} is updated twice in one step in ways that do not commute (an assign together with another update)",
+                    self.fluent_text(*func, args)
+                ),
+                Some(*span),
+            ),
+        };
+        let advice = match fault {
+            NumFault::Undefined { func, args } => vec![format!(
+                "give {} a value in the problem's :init, e.g. (= {} 0)",
+                self.fluent_text(*func, args),
+                self.fluent_text(*func, args)
+            )],
+            NumFault::DivByZero(_) => vec!["make the divisor non-zero before this step".into()],
+            NumFault::NonFinite(_) => Vec::new(),
+            NumFault::Conflict { .. } => {
+                vec!["write the action so each fluent gets at most one assignment".into()]
+            }
+        };
+        Failure {
+            kind: FailureKind::NumericError,
+            step,
+            action: None,
+            message,
+            unmet: Vec::new(),
+            advice,
+            source: span.filter(|s| !s.is_empty()).map(|span| SourceRef {
+                file: FileKind::Domain,
+                span,
+            }),
+        }
+    }
+}
+
+fn max_slot(c: &crate::task::Cond) -> usize {
+    use crate::task::Cond;
+    match c {
+        Cond::Quant { vars, body, .. } => vars
+            .iter()
+            .map(|v| v.slot as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .max(max_slot(body)),
+        Cond::Not(x, _) => max_slot(x),
+        Cond::And(ps) | Cond::Or(ps, _) => ps.iter().map(max_slot).max().unwrap_or(0),
+        Cond::Imply(x, y) => max_slot(x).max(max_slot(y)),
+        _ => 0,
+    }
+}
+
+/// `(move a b)` as the plan wrote it (original spelling, single spaces).
+pub(crate) fn step_text(step: &PlanStep) -> String {
+    let mut s = format!("({}", step.action.text);
+    for a in &step.args {
+        s.push(' ');
+        s.push_str(&a.text);
+    }
+    s.push(')');
+    s
+}
+
+fn list(mut names: Vec<String>) -> String {
+    names.sort();
+    let more = names.len().saturating_sub(8);
+    let shown: Vec<String> = names.iter().take(8).map(|n| format!("`{n}`")).collect();
+    match (shown.is_empty(), more) {
+        (true, _) => "none".into(),
+        (false, 0) => shown.join(", "),
+        (false, m) => format!("{} and {m} more", shown.join(", ")),
+    }
+}
+
+/// Validates plans against one task, reusing its buffers between plans: the fast path for
+/// validating many plans on one thread. [`Task::validate`] makes one per call.
+#[derive(Debug)]
+pub struct Validator<'t> {
+    task: &'t Task,
+    options: ValidateOptions,
+    pub(crate) state: State,
+    pending: Pending,
+    binding: Vec<ObjId>,
+}
+
+impl<'t> Validator<'t> {
+    /// A validator for `task`.
+    pub fn new(task: &'t Task, options: ValidateOptions) -> Validator<'t> {
+        Validator {
+            task,
+            options,
+            state: task.init.clone(),
+            pending: Pending::default(),
+            binding: Vec::new(),
+        }
+    }
+
+    /// Validate one plan.
+    pub fn validate(&mut self, plan: &Plan) -> Verdict {
+        let task = self.task;
+        self.state.copy_from(&task.init);
+        let mut failures: Vec<Failure> = Vec::new();
+        let mut warnings: Vec<Warning> = Vec::new();
+        let keep_going = self.options.keep_going;
+        for (i, step) in plan.steps.iter().enumerate() {
+            let k = i + 1;
+            let schema_id = match task.bind_step(step, &mut self.binding) {
+                Ok(s) => s,
+                Err(mut f) => {
+                    f.step = Some(k);
+                    failures.push(f);
+                    if keep_going {
+                        continue;
+                    }
+                    break;
+                }
+            };
+            let schema = &task.schemas[schema_id as usize];
+            self.binding
+                .resize(schema.slots.max(schema.params.len()), 0);
+            match task.eval(&self.state, &schema.pre, &mut self.binding, i) {
+                Ok(true) => {}
+                Ok(false) => {
+                    failures.push(task.precondition_failure(
+                        &self.state,
+                        schema_id,
+                        &self.binding,
+                        k,
+                        step_text(step),
+                    ));
+                    if !keep_going {
+                        break;
+                    }
+                }
+                Err(fault) => {
+                    let mut f = task.fault_failure(&fault, Some(k));
+                    f.action = Some(step_text(step));
+                    failures.push(f);
+                    if keep_going {
+                        continue;
+                    }
+                    break;
+                }
+            }
+            self.pending.clear();
+            let applied = task
+                .collect(
+                    &self.state,
+                    &schema.effects,
+                    &mut self.binding,
+                    i,
+                    &mut self.pending,
+                )
+                .and_then(|()| task.apply(&mut self.state, &mut self.pending));
+            match applied {
+                Ok(undefined) => {
+                    for (func, args) in undefined {
+                        warnings.push(Warning {
+                            step: Some(k),
+                            message: format!(
+                                "{} had no value; `increase`/`decrease` treated it as 0 (as VAL does)",
+                                task.fluent_text(func, &args)
+                            ),
+                        });
+                    }
+                }
+                Err(fault) => {
+                    let mut f = task.fault_failure(&fault, Some(k));
+                    f.action = Some(step_text(step));
+                    failures.push(f);
+                    if !keep_going {
+                        break;
+                    }
+                }
+            }
+        }
+        let steps = plan.steps.len();
+        if failures.is_empty() || keep_going {
+            match task.holds_cond_goal(&self.state, steps) {
+                Ok(true) => {}
+                Ok(false) => failures.push(self.goal_failure(steps)),
+                Err(fault) => failures.push(task.fault_failure(&fault, None)),
+            }
+        }
+        let valid = failures.is_empty();
+        let metric = match (&task.metric, valid) {
+            (Some((_, expr)), true) => match task.num(&self.state, expr, &[], steps) {
+                Ok(v) => Some(v),
+                Err(fault) => {
+                    warnings.push(Warning {
+                        step: None,
+                        message: format!(
+                            "the metric cannot be computed: {}",
+                            task.fault_failure(&fault, None).message
+                        ),
+                    });
+                    None
+                }
+            },
+            _ => None,
+        };
+        let final_state = self
+            .options
+            .keep_final_state
+            .then(|| task.describe_state(&self.state));
+        let failure = failures.first().cloned();
+        if !keep_going {
+            failures.clear();
+        }
+        Verdict {
+            valid,
+            steps,
+            metric,
+            failure,
+            failures,
+            warnings,
+            final_state,
+        }
+    }
+
+    fn goal_failure(&self, steps: usize) -> Failure {
+        let task = self.task;
+        let mut b = vec![0; task.goal_slots()];
+        let mut ex = Explainer::new(task, &self.state, FileKind::Problem, Site::Goal, steps);
+        ex.explain(&task.goal, &mut b);
+        let advice = ex.out.iter().map(|u| u.advice.clone()).collect();
+        let literals: Vec<&str> = ex.out.iter().map(|u| u.literal.as_str()).collect();
+        Failure {
+            kind: FailureKind::UnsatisfiedGoal,
+            step: None,
+            action: None,
+            message: format!(
+                "the plan ends without reaching the goal: {} {} false",
+                literals.join(", "),
+                if literals.len() == 1 { "is" } else { "are" }
+            ),
+            unmet: ex.out,
+            advice,
+            source: Some(SourceRef {
+                file: FileKind::Problem,
+                span: task.goal_span,
+            }),
+        }
+    }
+}

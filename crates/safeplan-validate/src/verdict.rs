@@ -1,0 +1,195 @@
+//! Verdicts as plain data: what happened to a plan, and if it failed, where, why and how to
+//! fix it. Everything here is `serde`, so the CLI's `--json` is these types.
+
+use safeplan_pddl::{FileKind, Span};
+use serde::{Deserialize, Serialize};
+
+/// The outcome of validating one plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Every step applicable and the goal true at the end.
+    pub valid: bool,
+    /// Number of steps in the plan.
+    pub steps: usize,
+    /// The value of the problem's `:metric` expression in the final state (`total-time`
+    /// counts one per step). `None` when the problem has no metric, the plan failed, or
+    /// the metric reads a fluent that has no value.
+    pub metric: Option<f64>,
+    /// The first failure; `None` for a valid plan.
+    pub failure: Option<Failure>,
+    /// With [`ValidateOptions::keep_going`](crate::ValidateOptions::keep_going): every
+    /// failure, in plan order (the first is also in `failure`). Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
+    /// Things that did not make the plan invalid but deserve a look (an `increase` of a
+    /// fluent that had no value, which VAL treats as 0).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+    /// With [`ValidateOptions::keep_final_state`](crate::ValidateOptions::keep_final_state):
+    /// the state after the last step executed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_state: Option<FinalState>,
+}
+
+impl Verdict {
+    /// VAL's "Final value": the metric when the problem has one, else the number of steps.
+    pub fn value(&self) -> Option<f64> {
+        if !self.valid {
+            return None;
+        }
+        Some(self.metric.unwrap_or(self.steps as f64))
+    }
+}
+
+/// What kind of failure ended (or, with `keep_going`, marked) a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The step names an action the domain does not have.
+    UnknownAction,
+    /// The step has the wrong number of arguments.
+    ArityMismatch,
+    /// An argument is not an object of the problem or a constant of the domain.
+    UnknownObject,
+    /// An argument's type does not fit its parameter.
+    TypeMismatch,
+    /// The step's precondition is false in the state before it.
+    UnsatisfiedPrecondition,
+    /// The goal is false after the last step.
+    UnsatisfiedGoal,
+    /// Reading a fluent that has no value, dividing by zero, a non-finite result, or two
+    /// conflicting updates of one fluent in one step.
+    NumericError,
+}
+
+impl FailureKind {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::UnknownAction => "unknown_action",
+            FailureKind::ArityMismatch => "arity_mismatch",
+            FailureKind::UnknownObject => "unknown_object",
+            FailureKind::TypeMismatch => "type_mismatch",
+            FailureKind::UnsatisfiedPrecondition => "unsatisfied_precondition",
+            FailureKind::UnsatisfiedGoal => "unsatisfied_goal",
+            FailureKind::NumericError => "numeric_error",
+        }
+    }
+
+    /// Whether the step could not be bound to a ground action of the domain at all
+    /// (unknown action, wrong arity, unknown object, wrong type).
+    pub fn is_malformed(self) -> bool {
+        matches!(
+            self,
+            FailureKind::UnknownAction
+                | FailureKind::ArityMismatch
+                | FailureKind::UnknownObject
+                | FailureKind::TypeMismatch
+        )
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A place in one of the task's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRef {
+    /// Which file.
+    pub file: FileKind,
+    /// Byte range in it.
+    pub span: Span,
+}
+
+/// One failure: where, what, and what would fix it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// The 1-based step, as VAL counts it; `None` for the goal.
+    pub step: Option<usize>,
+    /// The step as the plan wrote it, e.g. `(move a b)`; `None` for the goal.
+    pub action: Option<String>,
+    /// One sentence saying what went wrong.
+    pub message: String,
+    /// For unsatisfied preconditions and goals: each literal that is false, with the values
+    /// that made it so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmet: Vec<Unmet>,
+    /// What would make the step (or goal) succeed, one suggestion per line, in the spirit
+    /// of VAL's plan repair advice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<String>,
+    /// Where to look: the plan step for malformed steps, the action's precondition in the
+    /// domain, or the problem's goal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRef>,
+}
+
+/// A literal of a precondition or goal that is false.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Unmet {
+    /// The ground literal, e.g. `(robot_at bedside_table)`, `(not (door_open d1))` or
+    /// `(> (fuel plane1) 3)`.
+    pub literal: String,
+    /// The numeric fluents the literal reads and their values (`None`: undefined).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<FluentValue>,
+    /// Values of quantified variables under which it is false (inside a `forall`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bindings: Vec<Binding>,
+    /// The literal in the domain (precondition) or problem (goal) source.
+    pub source: SourceRef,
+    /// What to change, e.g. `set (robot_at bedside_table) to true before step 3`.
+    pub advice: String,
+}
+
+/// A numeric fluent and its value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FluentValue {
+    /// The ground fluent, e.g. `(fuel plane1)`.
+    pub fluent: String,
+    /// Its value; `None` when it has never been given one.
+    pub value: Option<f64>,
+}
+
+/// A quantified variable and the object it stood for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The variable, with its `?`.
+    pub variable: String,
+    /// The object.
+    pub object: String,
+}
+
+/// A note that does not make the plan invalid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The 1-based step, `None` for the goal or metric.
+    pub step: Option<usize>,
+    /// What happened.
+    pub message: String,
+}
+
+/// A state written out: true atoms and defined numeric fluents, each sorted, names
+/// lowercased, e.g. `(at truck1 depot0)` and `("(fuel truck1)", 12.0)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FinalState {
+    /// True atoms, static facts included; derived atoms are not listed (they follow from
+    /// the others).
+    pub atoms: Vec<String>,
+    /// Numeric fluents that have a value.
+    pub fluents: Vec<(String, f64)>,
+}
+
+impl std::fmt::Display for Failure {
+    /// The message, which already names the step; the goal failure says so itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.kind)
+    }
+}
+
+impl std::error::Error for Failure {}
