@@ -63,6 +63,7 @@
 
 mod exec;
 mod explain;
+mod fast;
 mod monitor;
 mod state;
 mod task;

@@ -223,6 +223,8 @@ pub(crate) struct Schema {
     pub effects: Vec<Eff>,
     /// Slots needed: parameters plus the deepest nesting of quantified variables.
     pub slots: usize,
+    /// The flat form of a STRIPS-like action, when it has one.
+    pub fast: Option<crate::fast::Fast>,
 }
 
 #[derive(Clone, Debug)]
@@ -245,10 +247,11 @@ pub struct Task {
     pub(crate) objects: Vec<Object>,
     pub(crate) object_ids: FxHashMap<CompactString, ObjId>,
     pub(crate) type_names: Vec<CompactString>,
-    pub(crate) ancestors: Vec<Vec<TypeId>>,
     /// Object lists that parameters and quantified variables range over.
     pub(crate) domains: Vec<Vec<ObjId>>,
     pub(crate) domain_types: Vec<Vec<TypeId>>,
+    /// Membership bitsets of `domains`, indexed by object id: the type check of a step.
+    pub(crate) domain_bits: Vec<Vec<u64>>,
     pub(crate) preds: Vec<Pred>,
     pub(crate) funcs: Vec<Symbol>,
     pub(crate) schemas: Vec<Schema>,
@@ -337,17 +340,13 @@ impl Task {
         lookup(&self.object_ids, name)
     }
 
-    pub(crate) fn is_subtype(&self, sub: TypeId, sup: TypeId) -> bool {
-        sup == OBJECT || self.ancestors[sub as usize].contains(&sup)
-    }
-
     /// Whether `obj` may fill a parameter ranging over `domain`.
+    #[inline]
     pub(crate) fn fits(&self, obj: ObjId, domain: u32) -> bool {
-        let types = &self.domain_types[domain as usize];
-        self.objects[obj as usize]
-            .types
-            .iter()
-            .any(|&t| types.iter().any(|&p| self.is_subtype(t, p)))
+        self.domain_bits
+            .get(domain as usize)
+            .and_then(|bits| bits.get(obj as usize / 64))
+            .is_some_and(|w| w & (1 << (obj % 64)) != 0)
     }
 
     pub(crate) fn describe_types(&self, types: &[TypeId]) -> String {
@@ -364,12 +363,16 @@ impl Task {
     }
 }
 
-/// Case-insensitive lookup without allocating when the name is already lowercase.
+/// Case-insensitive lookup in a map with lowercase keys. Names are nearly always written
+/// in lowercase, so the exact spelling is tried first; only a miss pays for lowercasing.
+#[inline]
 pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> Option<V> {
-    if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        map.get(ast::lowercase(name).as_str()).copied()
-    } else {
-        map.get(name).copied()
+    match map.get(name) {
+        Some(&v) => Some(v),
+        None if name.bytes().any(|b| b.is_ascii_uppercase()) => {
+            map.get(ast::lowercase(name).as_str()).copied()
+        }
+        None => None,
     }
 }
 
@@ -529,6 +532,9 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        for schema in &mut schemas {
+            schema.fast = crate::fast::Fast::build(&preds, &schema.pre, &schema.effects);
+        }
         let mut rules = Vec::with_capacity(self.domain.derived.len());
         for d in &self.domain.derived {
             rules.push(self.rule(d)?);
@@ -549,14 +555,25 @@ impl<'a> Compiler<'a> {
             None => None,
         };
 
+        let domain_bits: Vec<Vec<u64>> = self
+            .domains
+            .iter()
+            .map(|members| {
+                let mut bits = vec![0u64; (n_objects as usize).div_ceil(64)];
+                for &o in members {
+                    bits[o as usize / 64] |= 1 << (o % 64);
+                }
+                bits
+            })
+            .collect();
         let mut task = Task {
             domain_name: self.domain.name.text.clone(),
             problem_name: self.problem.name.text.clone(),
             objects: self.objects,
             object_ids: self.object_ids,
             type_names: self.type_names,
-            ancestors: self.ancestors,
             domains: self.domains,
+            domain_bits,
             domain_types: self.domain_types,
             preds,
             funcs,
@@ -761,6 +778,7 @@ impl<'a> Compiler<'a> {
             pre_span: a.precondition.as_ref().map_or(a.name.span, Formula::span),
             effects,
             slots: scope.max,
+            fast: None,
         })
     }
 

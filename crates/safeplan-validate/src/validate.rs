@@ -41,7 +41,7 @@ impl Task {
     /// object, type mismatch) with no step number.
     pub fn ground(&self, action: &str, args: &[&str]) -> Result<GroundAction, Failure> {
         let mut out = Vec::with_capacity(args.len());
-        let schema = self.bind(action, args.iter().copied(), args.len(), None, &mut out)?;
+        let schema = self.bind(action, args, None, &mut out)?;
         Ok(GroundAction { schema, args: out })
     }
 
@@ -64,8 +64,7 @@ impl Task {
     }
 
     fn bind_step(&self, step: &PlanStep, out: &mut Vec<ObjId>) -> Result<u32, Failure> {
-        let names = step.args.iter().map(|a| a.text.as_str());
-        self.bind(&step.action.text, names, step.args.len(), Some(step), out)
+        self.bind(&step.action.text, &step.args, Some(step), out)
             .map_err(|mut f| {
                 f.source = Some(SourceRef {
                     file: FileKind::Plan,
@@ -88,14 +87,14 @@ impl Task {
     }
 
     /// Resolve names to ids; the first thing wrong wins, in VAL's order of checks.
-    fn bind<'n>(
+    fn bind<A: ArgName>(
         &self,
         action: &str,
-        args: impl Iterator<Item = &'n str>,
-        n_args: usize,
+        args: &[A],
         step: Option<&PlanStep>,
         out: &mut Vec<ObjId>,
     ) -> Result<u32, Failure> {
+        let n_args = args.len();
         out.clear();
         let text = || step.map(step_text);
         let Some(schema_id) = lookup(&self.schema_ids, action) else {
@@ -135,9 +134,9 @@ impl Task {
                 source: None,
             });
         }
-        let names: Vec<&str> = args.collect();
         // VAL reports an unknown object before it looks at types.
-        for name in &names {
+        for arg in args {
+            let name = arg.arg_name();
             match lookup(&self.object_ids, name) {
                 Some(o) => out.push(o),
                 None => {
@@ -175,7 +174,7 @@ impl Task {
                     action: text(),
                     message: format!(
                         "`{}` is of type {}, but parameter ?{} of `{}` needs {}",
-                        names[i],
+                        args[i].arg_name(),
                         self.describe_types(&self.objects[o as usize].types),
                         param,
                         schema.name,
@@ -455,6 +454,23 @@ fn max_slot(c: &crate::task::Cond) -> usize {
     }
 }
 
+/// Something a step argument's name can be read from.
+pub(crate) trait ArgName {
+    fn arg_name(&self) -> &str;
+}
+
+impl ArgName for safeplan_pddl::Name {
+    fn arg_name(&self) -> &str {
+        &self.text
+    }
+}
+
+impl ArgName for &str {
+    fn arg_name(&self) -> &str {
+        self
+    }
+}
+
 /// `(move a b)` as the plan wrote it (original spelling, single spaces).
 pub(crate) fn step_text(step: &PlanStep) -> String {
     let mut s = format!("({}", step.action.text);
@@ -523,6 +539,12 @@ impl<'t> Validator<'t> {
             let schema = &task.schemas[schema_id as usize];
             self.binding
                 .resize(schema.slots.max(schema.params.len()), 0);
+            if let Some(fast) = &schema.fast
+                && task.fast_applicable(fast, &self.state, &self.binding)
+            {
+                task.fast_apply(fast, &mut self.state, &self.binding);
+                continue;
+            }
             match task.eval(&self.state, &schema.pre, &mut self.binding, i) {
                 Ok(true) => {}
                 Ok(false) => {

@@ -1,0 +1,133 @@
+//! The fast path for STRIPS-like actions: a precondition that is a conjunction of literals
+//! and effects that only add and delete atoms, all of densely laid out predicates.
+//!
+//! Such an action needs no tree walk: its literals are a flat list whose bits are computed
+//! from the step's object ids, and since its effects read nothing, deletes and adds can be
+//! written straight into the state (deletes first, so an atom both deleted and added stays
+//! true). Everything else — quantifiers, disjunctions, `when`, numeric fluents, sparse
+//! predicates — takes the general path in `exec`, which gives the same answers (the
+//! differential tests run both).
+//!
+//! We bind lifted literals per step rather than caching ground action instances: computing
+//! a literal's bit from the binding costs a few multiply-adds, less than a hash-map probe
+//! for a cached instance would.
+
+use crate::exec::obj;
+use crate::state::State;
+use crate::task::{Arg, Cond, Eff, ObjId, Pred, PredKind, Task};
+
+#[derive(Clone, Debug)]
+pub(crate) struct FastAtom {
+    base: u64,
+    args: Box<[Arg]>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FastLit {
+    atom: FastAtom,
+    is_static: bool,
+    positive: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Fast {
+    lits: Vec<FastLit>,
+    /// `(a, b, must_be_equal)`.
+    eqs: Vec<(Arg, Arg, bool)>,
+    dels: Vec<FastAtom>,
+    adds: Vec<FastAtom>,
+}
+
+impl Fast {
+    /// The fast form of an action, if it has one.
+    pub fn build(preds: &[Pred], pre: &Cond, effects: &[Eff]) -> Option<Fast> {
+        let mut fast = Fast::default();
+        fast.add_pre(preds, pre, true)?;
+        for e in effects {
+            match e {
+                Eff::Add(a) => fast.adds.push(dense(preds, a.pred, &a.args)?.0),
+                Eff::Del(a) => fast.dels.push(dense(preds, a.pred, &a.args)?.0),
+                _ => return None,
+            }
+        }
+        Some(fast)
+    }
+
+    fn add_pre(&mut self, preds: &[Pred], c: &Cond, positive: bool) -> Option<()> {
+        match c {
+            Cond::True if positive => {}
+            Cond::Atom(a) => {
+                let (atom, kind) = dense(preds, a.pred, &a.args)?;
+                self.lits.push(FastLit {
+                    atom,
+                    is_static: kind == PredKind::Static,
+                    positive,
+                });
+            }
+            Cond::Eq(x, y, _) => self.eqs.push((*x, *y, positive)),
+            Cond::Not(inner, _) if positive => self.add_pre(preds, inner, false)?,
+            Cond::And(parts) if positive => {
+                for p in parts {
+                    self.add_pre(preds, p, true)?;
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+fn dense(preds: &[Pred], pred: u32, args: &[Arg]) -> Option<(FastAtom, PredKind)> {
+    let p = preds.get(pred as usize)?;
+    if p.kind == PredKind::Derived {
+        return None;
+    }
+    Some((
+        FastAtom {
+            base: p.sym.base?,
+            args: args.into(),
+        },
+        p.kind,
+    ))
+}
+
+impl Task {
+    #[inline]
+    fn fast_index(&self, atom: &FastAtom, b: &[ObjId]) -> u64 {
+        let mut idx = atom.base;
+        let mut mul = 1u64;
+        for &a in atom.args.iter() {
+            idx += obj(a, b) as u64 * mul;
+            mul = mul.wrapping_mul(self.n_objects);
+        }
+        idx
+    }
+
+    /// Whether the fast precondition holds in `st` under binding `b`.
+    #[inline]
+    pub(crate) fn fast_applicable(&self, fast: &Fast, st: &State, b: &[ObjId]) -> bool {
+        fast.eqs
+            .iter()
+            .all(|&(x, y, eq)| (obj(x, b) == obj(y, b)) == eq)
+            && fast.lits.iter().all(|l| {
+                let set = if l.is_static {
+                    &self.statics
+                } else {
+                    &st.atoms
+                };
+                set.test(self.fast_index(&l.atom, b)) == l.positive
+            })
+    }
+
+    /// Apply the fast effects to `st`.
+    #[inline]
+    pub(crate) fn fast_apply(&self, fast: &Fast, st: &mut State, b: &[ObjId]) {
+        for d in &fast.dels {
+            st.atoms.set(self.fast_index(d, b), false);
+        }
+        for a in &fast.adds {
+            st.atoms.set(self.fast_index(a, b), true);
+        }
+        self.derive(st);
+    }
+}
