@@ -523,6 +523,18 @@ impl<'t> Validator<'t> {
         let mut failures: Vec<Failure> = Vec::new();
         let mut warnings: Vec<Warning> = Vec::new();
         let keep_going = self.options.keep_going;
+        if let Some(k) = plan
+            .steps
+            .windows(2)
+            .position(|w| matches!((w[0].time, w[1].time), (Some(a), Some(b)) if b < a))
+        {
+            warnings.push(Warning {
+                step: Some(k + 2),
+                message: "timestamps decrease here; safeplan executes steps in file order, \
+                          one after another (sequential semantics)"
+                    .into(),
+            });
+        }
         for (i, step) in plan.steps.iter().enumerate() {
             let k = i + 1;
             let schema_id = match task.bind_step(step, &mut self.binding) {

@@ -197,7 +197,7 @@ fn answers_every_val_probe_as_documented() {
         );
         let plan_text = read(&dir.join(plan_path));
         let parsed_plan = parse_plan(&plan_text);
-        // What we answer where VAL is lenient or broken (docs/FORMAT.md, docs/VALIDATE.md).
+        // What we answer where VAL is lenient or broken (docs/SEMANTICS.md lists each case).
         let ours: (bool, Option<FailureKind>, Option<usize>) = match name {
             // Sequential semantics: equal timestamps are executed in file order, and `cond a`
             // twice flips (p a) back: the goal (r) is reached.
@@ -223,7 +223,7 @@ fn answers_every_val_probe_as_documented() {
                 seen += 1;
                 continue;
             }
-            // The checker refuses these tasks (docs/FORMAT.md lists both differences).
+            // The checker refuses these tasks (docs/SEMANTICS.md).
             "duplicate-object-declaration"
             | "duplicate-object-used-as-other-type"
             | "object-missing-from-problem" => {
@@ -236,7 +236,7 @@ fn answers_every_val_probe_as_documented() {
                 seen += 1;
                 continue;
             }
-            // VAL rejects a bare numeric effect; we accept it (docs/FORMAT.md).
+            // VAL rejects a bare numeric effect; we accept it (docs/SEMANTICS.md).
             "bare-numeric-effect-domain" => (true, None, None),
             _ => {
                 let valid = line["valid"].as_bool().unwrap_or(false);
