@@ -1,6 +1,7 @@
 //! The one integration-test binary of safeplan-validate: each module is a family of tests.
 
 mod corpus;
+mod semantics;
 
 use std::path::PathBuf;
 
