@@ -309,6 +309,13 @@ pub(crate) struct NumUpdate {
     pub span: Span,
 }
 
+/// The numeric part of a step's effects, resolved: new values and undefined bases.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NumericOutcome {
+    pub values: Vec<(Key, f64)>,
+    pub undefined: Vec<(u32, Vec<ObjId>)>,
+}
+
 /// The effects of one step, computed against the state before it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
@@ -389,42 +396,55 @@ impl Task {
         Ok(())
     }
 
+    /// The new values of the fluents `pending` updates, computed against `st`, plus the
+    /// fluents that `increase`/`decrease` found undefined (counted from 0, as VAL does).
+    /// Fails on conflicting updates, division by zero and non-finite results.
+    pub(crate) fn numeric_updates(
+        &self,
+        st: &State,
+        pending: &mut Pending,
+    ) -> Result<NumericOutcome, NumFault> {
+        let mut out = NumericOutcome::default();
+        // Group updates by fluent; their combination does not depend on the order.
+        pending.nums.sort_by(|a, b| key_order(&a.key, &b.key));
+        let mut i = 0;
+        while i < pending.nums.len() {
+            let mut j = i + 1;
+            while j < pending.nums.len() && pending.nums[j].key == pending.nums[i].key {
+                j += 1;
+            }
+            let group = &pending.nums[i..j];
+            let new = self.combine(st, group, &mut out.undefined)?;
+            out.values.push((group[0].key.clone(), new));
+            i = j;
+        }
+        Ok(out)
+    }
+
     /// Apply collected effects to `st`: deletes, adds, then numeric updates. On a numeric
     /// fault `st` is left unchanged. Returns the fluents that `increase`/`decrease` found
-    /// undefined (treated as 0, as VAL does).
+    /// undefined.
     pub(crate) fn apply(
         &self,
         st: &mut State,
         pending: &mut Pending,
     ) -> Result<Vec<(u32, Vec<ObjId>)>, NumFault> {
-        let mut undefined = Vec::new();
-        let mut values: Vec<(Key, f64)> = Vec::new();
-        if !pending.nums.is_empty() {
-            // Group updates by fluent; order of first appearance.
-            pending.nums.sort_by(|a, b| key_order(&a.key, &b.key));
-            let mut i = 0;
-            while i < pending.nums.len() {
-                let mut j = i + 1;
-                while j < pending.nums.len() && pending.nums[j].key == pending.nums[i].key {
-                    j += 1;
-                }
-                let group = &pending.nums[i..j];
-                let new = self.combine(st, group, &mut undefined)?;
-                values.push((group[0].key.clone(), new));
-                i = j;
-            }
-        }
+        let numeric = if pending.nums.is_empty() {
+            NumericOutcome::default()
+        } else {
+            self.numeric_updates(st, pending)?
+        };
         for k in &pending.dels {
             st.atoms.remove(k);
         }
         for k in pending.adds.drain(..) {
             st.atoms.insert(k);
         }
-        for (k, v) in &values {
+        for (k, v) in &numeric.values {
             st.set_value(k, *v);
         }
         self.derive(st);
-        Ok(undefined)
+        Ok(numeric.undefined)
     }
 
     /// The new value of one fluent updated by `group` (all on the same fluent).

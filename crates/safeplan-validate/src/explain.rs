@@ -10,7 +10,7 @@ use safeplan_pddl::ast::{ArithOp, CmpOp};
 
 use crate::exec::{NumFault, obj};
 use crate::state::State;
-use crate::task::{Arg, AtomRef, Cond, FluentRef, NumExpr, ObjId, PredKind, Task};
+use crate::task::{Arg, AtomRef, Cond, FluentRef, NumExpr, ObjId, PredKind, QVar, Task};
 use crate::verdict::{Binding, FluentValue, SourceRef, Unmet};
 
 /// Writes lifted formulas with their slots filled by a binding. Slots bound by a
@@ -82,6 +82,24 @@ impl<'t> Printer<'t> {
         }
     }
 
+    /// `body` with the variables of `vars` written as `?name`.
+    pub fn quantified_body(&mut self, out: &mut String, vars: &[QVar], body: &Cond, b: &[ObjId]) {
+        let saved = self.names.clone();
+        self.name_vars(vars);
+        self.cond(out, body, b);
+        self.names = saved;
+    }
+
+    fn name_vars(&mut self, vars: &[QVar]) {
+        for v in vars {
+            let slot = v.slot as usize;
+            if self.names.len() <= slot {
+                self.names.resize(slot + 1, None);
+            }
+            self.names[slot] = Some(v.name.clone());
+        }
+    }
+
     pub fn cond(&mut self, out: &mut String, c: &Cond, b: &[ObjId]) {
         let list = |p: &mut Self, out: &mut String, head: &str, parts: &[Cond]| {
             out.push('(');
@@ -130,12 +148,8 @@ impl<'t> Printer<'t> {
                         let types = &self.task.domain_types[v.domain as usize];
                         let _ = write!(out, " - {}", self.task.describe_types(types));
                     }
-                    let slot = v.slot as usize;
-                    if self.names.len() <= slot {
-                        self.names.resize(slot + 1, None);
-                    }
-                    self.names[slot] = Some(v.name.clone());
                 }
+                self.name_vars(vars);
                 out.push_str(") ");
                 self.cond(out, body, b);
                 out.push(')');
@@ -318,10 +332,11 @@ impl<'t> Explainer<'t> {
                 forall: false,
                 span,
                 body,
-                ..
+                vars,
             } => {
                 let lit = self.text(c, b);
-                let body_text = self.text(body, b);
+                let mut body_text = String::new();
+                Printer::new(self.task).quantified_body(&mut body_text, vars, body, b);
                 self.push(
                     lit,
                     Vec::new(),
@@ -384,7 +399,7 @@ impl<'t> Explainer<'t> {
     }
 
     /// Find the first binding of `vars` that makes `body` false and explain it there.
-    fn counterexample(&mut self, vars: &[crate::task::QVar], body: &Cond, b: &mut [ObjId]) -> bool {
+    fn counterexample(&mut self, vars: &[QVar], body: &Cond, b: &mut [ObjId]) -> bool {
         let Some((first, rest)) = vars.split_first() else {
             if matches!(self.holds(body, b), Ok(true)) {
                 return false;

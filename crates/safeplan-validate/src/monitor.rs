@@ -85,15 +85,9 @@ impl<'t> Monitor<'t> {
         let mut next = self.state.clone();
         match self.task.apply(&mut next, &mut pending) {
             Ok(undefined) => {
-                for (func, args) in undefined {
-                    self.warnings.push(Warning {
-                        step: Some(k),
-                        message: format!(
-                            "{} had no value; `increase`/`decrease` treated it as 0",
-                            self.task.fluent_text(func, &args)
-                        ),
-                    });
-                }
+                let task = self.task;
+                self.warnings
+                    .extend(undefined.iter().map(|u| task.undefined_warning(u, k)));
                 self.state = next;
                 self.steps = k;
                 Ok(())
@@ -140,6 +134,8 @@ impl<'t> Monitor<'t> {
                 return Err(f);
             }
         }
+        // Effects are computed and their numeric updates combined here, so that `check`
+        // rejects everything `apply` would (a conflict, a division by zero).
         let mut pending = Pending::default();
         task.collect(
             &self.state,
@@ -148,6 +144,7 @@ impl<'t> Monitor<'t> {
             self.steps,
             &mut pending,
         )
+        .and_then(|()| task.numeric_updates(&self.state, &mut pending).map(|_| ()))
         .map_err(|fault| {
             let mut f = task.fault_failure(&fault, Some(k));
             f.action = Some(text());

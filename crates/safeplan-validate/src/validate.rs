@@ -391,6 +391,17 @@ impl Task {
         }
     }
 
+    /// The warning for an `increase`/`decrease` at step `k` of a fluent with no value.
+    pub(crate) fn undefined_warning(&self, (func, args): &(u32, Vec<ObjId>), k: usize) -> Warning {
+        Warning {
+            step: Some(k),
+            message: format!(
+                "{} had no value; `increase`/`decrease` treated it as 0 (as VAL does)",
+                self.fluent_text(*func, args)
+            ),
+        }
+    }
+
     pub(crate) fn fault_failure(&self, fault: &NumFault, step: Option<usize>) -> Failure {
         let (message, span) = match fault {
             NumFault::Undefined { func, args } => (
@@ -593,15 +604,7 @@ impl<'t> Validator<'t> {
                 .and_then(|()| task.apply(&mut self.state, &mut self.pending));
             match applied {
                 Ok(undefined) => {
-                    for (func, args) in undefined {
-                        warnings.push(Warning {
-                            step: Some(k),
-                            message: format!(
-                                "{} had no value; `increase`/`decrease` treated it as 0 (as VAL does)",
-                                task.fluent_text(func, &args)
-                            ),
-                        });
-                    }
+                    warnings.extend(undefined.iter().map(|u| task.undefined_warning(u, k)));
                 }
                 Err(fault) => {
                     let mut f = task.fault_failure(&fault, Some(k));

@@ -335,8 +335,6 @@ fn quantifiers_over_an_empty_type() {
 }
 
 #[test]
-#[ignore = "engine bug: the advice for a false `exists` prints its body with the quantified \
-            variable replaced by whatever object sits in its binding slot (object 0, `depot`)"]
 fn the_advice_for_a_false_exists_names_its_variables() {
     let task = fleet();
     let v = run(&task, "(some-ghost-haunts)");
@@ -1290,9 +1288,6 @@ fn monitor_apply_of_an_inapplicable_action_changes_nothing() {
 }
 
 #[test]
-#[ignore = "engine bug: Monitor::check accepts an action whose effects conflict (two different \
-            assigns to one fluent, scale-down by a zero fluent); only apply reports the numeric_error, \
-            after the robot has executed the action"]
 fn monitor_check_reports_what_apply_would_reject() {
     let task = num();
     let monitor = Monitor::new(&task);
