@@ -113,22 +113,18 @@ impl Task {
             Cond::Eq(x, y, _) => obj(*x, b) == obj(*y, b),
             Cond::Not(inner, _) => !self.eval(st, inner, b, time)?,
             Cond::And(parts) => {
-                for p in parts {
-                    if !self.eval(st, p, b, time)? {
-                        return Ok(false);
-                    }
-                }
-                true
+                self.kleene(parts.iter().map(|p| self.eval(st, p, b, time)), false)?
             }
             Cond::Or(parts, _) => {
-                for p in parts {
-                    if self.eval(st, p, b, time)? {
-                        return Ok(true);
-                    }
-                }
-                false
+                self.kleene(parts.iter().map(|p| self.eval(st, p, b, time)), true)?
             }
-            Cond::Imply(x, y) => !self.eval(st, x, b, time)? || self.eval(st, y, b, time)?,
+            Cond::Imply(x, y) => {
+                let not_x = self.eval(st, x, b, time).map(|v| !v);
+                match not_x {
+                    Ok(true) => true,
+                    other => self.kleene([other, self.eval(st, y, b, time)].into_iter(), true)?,
+                }
+            }
             Cond::Quant {
                 forall, vars, body, ..
             } => self.quantify(st, *forall, vars, body, b, time)?,
@@ -138,6 +134,34 @@ impl Task {
                 compare(*op, l, r, self.slack)
             }
         })
+    }
+
+    /// Three-valued (Kleene) connective over parts that may fault: `decisive` is the value
+    /// that settles it (`false` for a conjunction, `true` for a disjunction). A part with
+    /// that value decides the whole even if another part read an undefined fluent; otherwise
+    /// the first fault is the result. So a verdict never depends on the order in which parts
+    /// are tried, and wherever VAL's own short-circuit order gives a value, this gives the
+    /// same one.
+    #[inline]
+    fn kleene(
+        &self,
+        parts: impl Iterator<Item = Result<bool, NumFault>>,
+        decisive: bool,
+    ) -> Result<bool, NumFault> {
+        let mut fault = None;
+        for p in parts {
+            match p {
+                Ok(v) if v == decisive => return Ok(decisive),
+                Ok(_) => {}
+                Err(f) => {
+                    fault.get_or_insert(f);
+                }
+            }
+        }
+        match fault {
+            Some(f) => Err(f),
+            None => Ok(!decisive),
+        }
     }
 
     /// `forall`: no binding makes the body false; `exists`: some binding makes it true.
@@ -153,16 +177,25 @@ impl Task {
         let Some((first, rest)) = vars.split_first() else {
             return self.eval(st, body, b, time);
         };
+        // Kleene over the instances: a counterexample (forall) or a witness (exists)
+        // decides, even if another instance faulted.
+        let mut fault = None;
         for &o in &self.domains[first.domain as usize] {
             if let Some(slot) = b.get_mut(first.slot as usize) {
                 *slot = o;
             }
-            // A counterexample (forall) or a witness (exists) ends the search.
-            if self.quantify(st, forall, rest, body, b, time)? != forall {
-                return Ok(!forall);
+            match self.quantify(st, forall, rest, body, b, time) {
+                Ok(v) if v != forall => return Ok(!forall),
+                Ok(_) => {}
+                Err(f) => {
+                    fault.get_or_insert(f);
+                }
             }
         }
-        Ok(forall)
+        match fault {
+            Some(f) => Err(f),
+            None => Ok(forall),
+        }
     }
 
     /// The current value of a ground fluent, or the fault of reading an undefined one.

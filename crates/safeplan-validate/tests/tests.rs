@@ -1,6 +1,10 @@
 //! The one integration-test binary of safeplan-validate: each module is a family of tests.
 
 mod corpus;
+mod differential;
+mod r#gen;
+mod reference;
+mod reference_ipc;
 mod semantics;
 
 use std::path::PathBuf;
