@@ -65,12 +65,14 @@ mod exec;
 mod explain;
 mod fast;
 mod monitor;
+mod safety;
 mod state;
 mod task;
 mod validate;
 mod verdict;
 
 pub use monitor::Monitor;
+pub use safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode, basic_task};
 pub use state::State;
 pub use task::{CompileOptions, ObjId, Object, Task, TaskError};
 pub use validate::{GroundAction, ValidateOptions, Validator};

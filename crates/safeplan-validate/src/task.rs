@@ -86,6 +86,10 @@ pub struct CompileOptions {
     pub numeric_slack: f64,
     /// Treat undeclared requirements as errors (the checker's strict mode).
     pub strict: bool,
+    /// Keep facts that no action changes out of the state, once in the task (the default).
+    /// `false` puts every atom in the state, so that a state may be edited freely — the
+    /// relaxed runs of safety intention force arbitrary facts true.
+    pub static_facts: bool,
 }
 
 impl Default for CompileOptions {
@@ -94,6 +98,7 @@ impl Default for CompileOptions {
             dense_limit: 1 << 24,
             numeric_slack: 1e-4,
             strict: false,
+            static_facts: true,
         }
     }
 }
@@ -465,7 +470,7 @@ impl<'a> Compiler<'a> {
         for (i, p) in self.domain.predicates.iter().enumerate() {
             let kind = if derived_keys.contains(&p.name.key()) {
                 PredKind::Derived
-            } else if changed[i] {
+            } else if changed[i] || !self.options.static_facts {
                 PredKind::Fluent
             } else {
                 PredKind::Static
