@@ -1060,3 +1060,149 @@ fn plain_rendering_of_an_unknown_object() {
     assert_eq!(code(&out), 1);
     insta::assert_snapshot!(stdout(&out));
 }
+
+// --- validate against VAL's verdicts on the shared corpus ----------------------------------
+
+/// The shared reference data (`../shared/data` beside the repository, or `$SAFEPLAN_DATA`);
+/// `None` (skip) when it is not on this machine, a failure under `CI=true`.
+#[allow(clippy::print_stderr)] // a skipped corpus must be visible in the test output
+fn data_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("SAFEPLAN_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    };
+    if dir.join("ipc/manifest.jsonl").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "reference data not found at {} (set SAFEPLAN_DATA); under CI=true this is a failure",
+            dir.display()
+        );
+    }
+    eprintln!("skipping: reference data not found at {}", dir.display());
+    None
+}
+
+/// VAL's failure kind in ours.
+fn our_kind(val: &str) -> &str {
+    match val {
+        "precondition" => "unsatisfied_precondition",
+        "goal_not_satisfied" => "unsatisfied_goal",
+        "type_error" => "type_mismatch",
+        other => other,
+    }
+}
+
+#[test]
+fn validate_agrees_with_val_on_a_sample_of_the_corpus() {
+    let Some(data) = data_dir() else {
+        return;
+    };
+    let dir = data.join("ipc");
+    let manifest = std::fs::read_to_string(dir.join("manifest.jsonl")).expect("read manifest");
+    let lines: Vec<Value> = manifest
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a manifest line"))
+        .collect();
+
+    // One line per (mutation, VAL verdict, typed or not), spread over the domains: for
+    // each group in turn, the line whose domain has been picked least so far.
+    let typed = |l: &Value| {
+        l["detected_features"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|x| x == ":typing"))
+    };
+    let key = |l: &Value| {
+        format!(
+            "{} {} {}",
+            l["mutation"].as_str().unwrap_or("planner"),
+            l["failure"]["kind"].as_str().unwrap_or("valid"),
+            if typed(l) { "typed" } else { "untyped" }
+        )
+    };
+    let mut groups: std::collections::BTreeMap<String, Vec<&Value>> = Default::default();
+    for l in &lines {
+        groups.entry(key(l)).or_default().push(l);
+    }
+    let mut used: std::collections::HashMap<&str, usize> = Default::default();
+    let mut sample: Vec<&Value> = Vec::new();
+    for members in groups.values() {
+        let pick = members
+            .iter()
+            .min_by_key(|l| {
+                used.get(l["domain"].as_str().unwrap_or(""))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .copied();
+        if let Some(l) = pick {
+            *used.entry(l["domain"].as_str().unwrap_or("")).or_default() += 1;
+            sample.push(l);
+        }
+    }
+    let kinds: std::collections::BTreeSet<&str> = sample
+        .iter()
+        .map(|l| l["failure"]["kind"].as_str().unwrap_or("valid"))
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "goal_not_satisfied",
+            "precondition",
+            "type_error",
+            "unknown_action",
+            "unknown_object",
+            "valid"
+        ]
+    );
+
+    // One run per task, with all its sampled plans: JSON lines come back in order.
+    let mut by_task: std::collections::BTreeMap<(&str, &str), Vec<&Value>> = Default::default();
+    for l in &sample {
+        by_task
+            .entry((
+                l["domain"].as_str().unwrap_or(""),
+                l["problem"].as_str().unwrap_or(""),
+            ))
+            .or_default()
+            .push(l);
+    }
+    let mut checked = 0;
+    for ((domain, problem), plans) in by_task {
+        let mut args = vec!["validate", "--json", domain, problem];
+        args.extend(plans.iter().map(|l| l["plan"].as_str().unwrap_or("")));
+        let out = run_in(&dir, &args);
+        let got = json_lines(&out);
+        assert_eq!(got.len(), plans.len(), "{args:?}: {}", stderr(&out));
+        for (l, v) in plans.iter().zip(&got) {
+            assert_eq!(v["plan"], l["plan"]);
+            assert_eq!(v["valid"], l["valid"], "{l}\n{v}");
+            if l["valid"] == true {
+                // VAL's "Final value": the metric, or the number of steps without one.
+                let value = if v["metric"].is_null() {
+                    v["steps"].as_f64()
+                } else {
+                    v["metric"].as_f64()
+                };
+                assert_eq!(value, l["value"].as_f64(), "{l}\n{v}");
+            } else {
+                let val_kind = l["failure"]["kind"].as_str().unwrap_or("");
+                // SEMANTICS.md §2: in untyped domains VAL lets an undeclared object through
+                // and fails on a precondition at that step; we name the unknown object.
+                let want = if l["mutation"] == "undeclared_object" && !typed(l) {
+                    "unknown_object"
+                } else {
+                    our_kind(val_kind)
+                };
+                assert_eq!(v["failure"]["kind"], want, "{l}\n{v}");
+                assert_eq!(v["failure"]["step"], l["failure"]["step"], "{l}\n{v}");
+            }
+            checked += 1;
+        }
+        let all_valid = plans.iter().all(|l| l["valid"] == true);
+        assert_eq!(code(&out), if all_valid { 0 } else { 1 }, "{args:?}");
+    }
+    assert!(checked >= 20, "{checked}");
+}
