@@ -1206,3 +1206,91 @@ fn validate_agrees_with_val_on_a_sample_of_the_corpus() {
     }
     assert!(checked >= 20, "{checked}");
 }
+
+#[test]
+fn validate_answers_the_val_probes_as_documented() {
+    let Some(data) = data_dir() else {
+        return;
+    };
+    let dir = data.join("ipc");
+    let probes = std::fs::read_to_string(dir.join("probes.jsonl")).expect("read probes");
+    let mut seen = 0;
+    for line in probes.lines().filter(|l| !l.trim().is_empty()) {
+        let l: Value = serde_json::from_str(line).expect("a probe line");
+        let name = l["mutation"].as_str().unwrap_or("");
+        let path = |k: &str| l[k].as_str().unwrap_or("").to_string();
+        let out = run_in(
+            &dir,
+            &[
+                "validate",
+                "--json",
+                &path("domain"),
+                &path("problem"),
+                &path("plan"),
+            ],
+        );
+        let got = &json_lines(&out)[0];
+        let verdict = |v: &Value| {
+            (
+                v["valid"].as_bool(),
+                v["failure"]["kind"].as_str().map(str::to_string),
+                v["failure"]["step"].as_u64(),
+            )
+        };
+        let answer = |valid: bool, kind: Option<&str>, step: Option<u64>| {
+            (Some(valid), kind.map(str::to_string), step)
+        };
+        // docs/CLI.md, "Where we differ from VAL".
+        let (want_code, error_in): (i32, Option<&str>) = match name {
+            // Plans VAL half-reads or cannot read: a reading error, not validated.
+            "plan-unbalanced-paren"
+            | "plan-extra-close-paren"
+            | "plan-hash-line-before-steps"
+            | "plan-junk-words-mid-plan"
+            | "plan-junk-words-after-last-step"
+            | "plan-steps-without-parens" => (2, Some("plan")),
+            // Problems the checker refuses: no plan is validated.
+            "duplicate-object-declaration"
+            | "duplicate-object-used-as-other-type"
+            | "object-missing-from-problem" => (2, Some("problem")),
+            _ => {
+                let want = match name {
+                    // Sequential semantics: no happenings, no mutex check.
+                    "timestamps-equal-mutex" | "timestamps-within-0.001-merged" => {
+                        answer(true, None, None)
+                    }
+                    "bare-numeric-effect-domain" => answer(true, None, None),
+                    "read-undefined-fluent" => answer(false, Some("numeric_error"), Some(1)),
+                    // VAL crashes; step 3 has the wrong number of arguments.
+                    "wrong-arity-too-few" | "wrong-arity-too-many" => {
+                        answer(false, Some("arity_mismatch"), Some(3))
+                    }
+                    "untyped-undeclared-object" => answer(false, Some("unknown_object"), Some(1)),
+                    _ => answer(
+                        l["valid"] == true,
+                        l["failure"]["kind"].as_str().map(our_kind),
+                        l["failure"]["step"].as_u64(),
+                    ),
+                };
+                assert_eq!(verdict(got), want, "{name}: {got}");
+                (if want.0 == Some(true) { 0 } else { 1 }, None)
+            }
+        };
+        assert_eq!(code(&out), want_code, "{name}: {got}");
+        if let Some(kind) = error_in {
+            let files = got["error"]["files"].as_array().expect("error files");
+            let with_errors: Vec<&Value> = files
+                .iter()
+                .filter(|f| {
+                    f["diagnostics"]
+                        .as_array()
+                        .is_some_and(|d| d.iter().any(|d| d["severity"] == "error"))
+                })
+                .collect();
+            assert_eq!(with_errors.len(), 1, "{name}: {got}");
+            assert_eq!(with_errors[0]["kind"], kind, "{name}: {got}");
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 26);
+}
