@@ -12,8 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     propagate_version = true,
     arg_required_else_help = true,
-    after_help = "Run `safeplan check --help` for the checker's options.\n\
-                  Exit status: 0 no errors, 1 errors found, 2 unusable invocation or unreadable file."
+    after_help = "Run `safeplan check --help` or `safeplan validate --help` for their options.\n\
+                  Exit status: 0 no errors (check) or every plan valid (validate), 1 errors found \
+                  or a plan invalid, 2 unusable invocation or input."
 )]
 pub struct Cli {
     /// What to do.
@@ -48,6 +49,25 @@ pub enum Command {
                       2 unusable invocation or a file that cannot be read."
     )]
     Check(CheckArgs),
+
+    /// Validate plans: execute each on the task and say whether it reaches the goal.
+    #[command(
+        long_about = "Validate one or more plans for a task: read and check the domain and \
+                      problem as `safeplan check` does, then execute each plan step by step \
+                      (sequential PDDL semantics, as VAL does) and report whether it is valid. \
+                      An invalid plan is explained: the step that fails, the precondition \
+                      literals that are false (pointing into the domain) with the values that \
+                      made them false, or the goal literals that are false at the end.",
+        after_help = "Examples:\n  \
+                      safeplan validate domain.pddl problem.pddl plan.txt\n  \
+                      safeplan validate domain.pddl problem.pddl plans/*.plan\n  \
+                      safeplan validate --continue domain.pddl problem.pddl plan.txt\n  \
+                      safeplan validate --json domain.pddl problem.pddl plans/*.plan | jq .valid\n\n\
+                      Exit status: 0 every plan valid, 1 some plan invalid, 2 an input error \
+                      (unusable invocation, a file that cannot be read, a domain, problem or \
+                      plan with errors)."
+    )]
+    Validate(ValidateArgs),
 }
 
 /// Arguments of `safeplan check`.
@@ -77,6 +97,41 @@ pub struct CheckArgs {
     /// Read PLAN leniently, as text pasted from an LLM reply: steps are picked out of prose,
     /// lists and code blocks, and skipped text is reported as warnings.
     #[arg(long, requires = "plan")]
+    pub llm_plan: bool,
+}
+
+/// Arguments of `safeplan validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The domain file: `(define (domain NAME) ...)`.
+    #[arg(value_name = "DOMAIN")]
+    pub domain: PathBuf,
+
+    /// The problem file: `(define (problem NAME) (:domain NAME) ...)`.
+    #[arg(value_name = "PROBLEM")]
+    pub problem: PathBuf,
+
+    /// One or more plans for the problem: one `(action arg...)` per line (IPC), optionally
+    /// timestamped (`0.000: (action arg...) [1.000]`).
+    #[arg(value_name = "PLAN", required = true, num_args = 1..)]
+    pub plans: Vec<PathBuf>,
+
+    /// Print one JSON object per plan, one per line (JSON Lines), instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Keep going after a failing step and report every failure of each plan, as VAL's `-c`
+    /// does: a malformed step is skipped, a step whose precondition is false is applied anyway.
+    #[arg(long = "continue")]
+    pub keep_going: bool,
+
+    /// Treat features used without declaring their `:requirements` as errors, not warnings.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Read each PLAN leniently, as text pasted from an LLM reply: steps are picked out of
+    /// prose, lists and code blocks, and skipped text is reported as warnings.
+    #[arg(long)]
     pub llm_plan: bool,
 }
 

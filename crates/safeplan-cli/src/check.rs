@@ -3,14 +3,16 @@
 //! The command is split in two halves that meet in [`Outcome`]: [`run`] does all the work and
 //! produces plain data (the files, their text, and every diagnostic grouped under the file it
 //! points into); [`crate::render`] and [`crate::report`] only print that data. So the human
-//! and JSON outputs cannot disagree about what was found.
+//! and JSON outputs cannot disagree about what was found. `safeplan validate` reads and
+//! checks its domain and problem with the same functions ([`read_inputs`], [`check`]), and
+//! its plans with [`load_plan`].
 
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{
-    CheckOptions, Diagnostic, Domain, FileKind, LineCol, LineIndex, Plan, Problem, Span,
+    CheckOptions, Diagnostic, Domain, FileKind, LineCol, LineIndex, Parsed, Plan, Problem, Span,
     ast::InitEntry, check_domain, check_plan, check_problem, decode, extract_plan, parse_domain,
     parse_plan, parse_problem,
 };
@@ -42,6 +44,9 @@ pub struct ReadError {
     pub path: PathBuf,
     /// What the operating system said.
     pub error: io::Error,
+    /// The command's file arguments, for the hint when a file is not found, e.g.
+    /// `DOMAIN [PROBLEM [PLAN]]`.
+    pub usage: &'static str,
 }
 
 impl ReadError {
@@ -55,14 +60,16 @@ impl ReadError {
     }
 
     /// A hint at the likely fix.
-    pub fn hint(&self) -> &'static str {
+    pub fn hint(&self) -> String {
         match self.error.kind() {
             io::ErrorKind::NotFound => {
-                "check the path; the files go in the order DOMAIN [PROBLEM [PLAN]]"
+                format!("check the path; the files go in the order {}", self.usage)
             }
-            io::ErrorKind::PermissionDenied => "check the file's permissions",
-            io::ErrorKind::IsADirectory => "give the path of a file inside it, not the directory",
-            _ => "check that the path names a readable file",
+            io::ErrorKind::PermissionDenied => "check the file's permissions".into(),
+            io::ErrorKind::IsADirectory => {
+                "give the path of a file inside it, not the directory".into()
+            }
+            _ => "check that the path names a readable file".into(),
         }
     }
 }
@@ -143,11 +150,6 @@ impl Outcome {
         self.files.iter().map(FileResult::warnings).sum()
     }
 
-    /// The file of `kind`, if one was given.
-    pub fn file(&self, kind: FileKind) -> Option<&FileResult> {
-        self.files.iter().find(|f| f.kind == kind)
-    }
-
     /// The exit status this outcome calls for.
     pub fn status(&self) -> Status {
         if self.errors() > 0 {
@@ -158,10 +160,21 @@ impl Outcome {
     }
 }
 
+/// The file arguments of `safeplan check`, for hints.
+const USAGE: &str = "DOMAIN [PROBLEM [PLAN]]";
+
 /// Run `safeplan check` and print its report on standard output.
 pub fn run(args: &CheckArgs, color: bool) -> Result<Status, Failure> {
-    let inputs = read_inputs(args).map_err(Failure::Read)?;
-    let outcome = check(inputs, args);
+    let named: Vec<(&Path, FileKind)> = [
+        (Some(args.domain.as_path()), FileKind::Domain),
+        (args.problem.as_deref(), FileKind::Problem),
+        (args.plan.as_deref(), FileKind::Plan),
+    ]
+    .into_iter()
+    .filter_map(|(path, kind)| Some((path?, kind)))
+    .collect();
+    let inputs = read_inputs(&named, USAGE).map_err(Failure::Read)?;
+    let outcome = check(inputs, &check_options(args.strict), args.llm_plan).outcome;
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -181,34 +194,41 @@ pub fn run(args: &CheckArgs, color: bool) -> Result<Status, Failure> {
 }
 
 /// A file that was read, still as bytes.
-struct Input {
+#[derive(Debug)]
+pub struct Input {
     path: PathBuf,
     kind: FileKind,
     bytes: Vec<u8>,
 }
 
+/// Read one file named on the command line.
+pub fn read_input(path: &Path, kind: FileKind, usage: &'static str) -> Result<Input, ReadError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Input {
+            path: path.to_path_buf(),
+            kind,
+            bytes,
+        }),
+        Err(error) => Err(ReadError {
+            path: path.to_path_buf(),
+            error,
+            usage,
+        }),
+    }
+}
+
 /// Read every file named on the command line; report all that cannot be read, not just the
 /// first.
-fn read_inputs(args: &CheckArgs) -> Result<Vec<Input>, Vec<ReadError>> {
-    let named: [(Option<&Path>, FileKind); 3] = [
-        (Some(&args.domain), FileKind::Domain),
-        (args.problem.as_deref(), FileKind::Problem),
-        (args.plan.as_deref(), FileKind::Plan),
-    ];
+pub fn read_inputs(
+    named: &[(&Path, FileKind)],
+    usage: &'static str,
+) -> Result<Vec<Input>, Vec<ReadError>> {
     let mut inputs = Vec::new();
     let mut failures = Vec::new();
-    for (path, kind) in named {
-        let Some(path) = path else { continue };
-        match std::fs::read(path) {
-            Ok(bytes) => inputs.push(Input {
-                path: path.to_path_buf(),
-                kind,
-                bytes,
-            }),
-            Err(error) => failures.push(ReadError {
-                path: path.to_path_buf(),
-                error,
-            }),
+    for &(path, kind) in named {
+        match read_input(path, kind, usage) {
+            Ok(input) => inputs.push(input),
+            Err(e) => failures.push(e),
         }
     }
     if failures.is_empty() {
@@ -248,16 +268,68 @@ impl Loaded {
             skipped: None,
         }
     }
+
+    /// The file as checked, with its text made safe to print.
+    fn finish(self) -> FileResult {
+        let text = printable(self.text);
+        FileResult {
+            index: LineIndex::new(&text),
+            text,
+            path: self.path,
+            kind: self.kind,
+            diagnostics: self.diagnostics,
+            summary: self.summary,
+            skipped: self.skipped,
+        }
+    }
+}
+
+/// The checker's options for `--strict` (or not).
+pub fn check_options(strict: bool) -> CheckOptions {
+    // Written so that options added to the library later keep their defaults here.
+    #[allow(clippy::needless_update)]
+    CheckOptions {
+        strict,
+        ..CheckOptions::default()
+    }
+}
+
+/// What [`check`] found, and the parsed domain and problem for commands that go on to use
+/// them.
+#[derive(Debug)]
+pub struct Checked {
+    /// The files and their diagnostics.
+    pub outcome: Outcome,
+    /// The domain, when it could be parsed (possibly with errors).
+    pub domain: Option<Domain>,
+    /// The problem, when it could be parsed (possibly with errors).
+    pub problem: Option<Problem>,
+}
+
+/// Read a plan's text: strictly (IPC and timestamped plans), or leniently as an LLM reply.
+pub fn read_plan_text(text: &str, llm_plan: bool) -> Parsed<Plan> {
+    if llm_plan {
+        extract_plan(text)
+    } else {
+        parse_plan(text)
+    }
+}
+
+/// Decode and read one plan file on its own (no checks against a domain): the file with
+/// its reading diagnostics, and the plan when one could be read.
+pub fn load_plan(input: Input, llm_plan: bool) -> (FileResult, Option<Plan>) {
+    let mut file = Loaded::new(input);
+    let mut plan = None;
+    if file.decoded {
+        let parsed = read_plan_text(&file.text, llm_plan);
+        file.diagnostics.extend(parsed.diagnostics);
+        plan = parsed.value;
+    }
+    (file.finish(), plan)
 }
 
 /// Parse and check what was read.
-fn check(inputs: Vec<Input>, args: &CheckArgs) -> Outcome {
-    // Written so that options added to the library later keep their defaults here.
-    #[allow(clippy::needless_update)]
-    let options = CheckOptions {
-        strict: args.strict,
-        ..CheckOptions::default()
-    };
+pub fn check(inputs: Vec<Input>, options: &CheckOptions, llm_plan: bool) -> Checked {
     let mut files: Vec<Loaded> = inputs.into_iter().map(Loaded::new).collect();
     // Diagnostics from the checker, tagged with the file whose check produced them; they are
     // filed under the file they point into at the end.
@@ -282,11 +354,7 @@ fn check(inputs: Vec<Input>, args: &CheckArgs) -> Outcome {
                 problem = parsed.value;
             }
             FileKind::Plan => {
-                let parsed = if args.llm_plan {
-                    extract_plan(&file.text)
-                } else {
-                    parse_plan(&file.text)
-                };
+                let parsed = read_plan_text(&file.text, llm_plan);
                 found.extend(parsed.diagnostics.into_iter().map(|d| (i, d)));
                 plan = parsed.value;
             }
@@ -302,11 +370,11 @@ fn check(inputs: Vec<Input>, args: &CheckArgs) -> Outcome {
     );
     let mut skipped: Vec<(usize, String)> = Vec::new();
     if let (Some(i), Some(d)) = (di, &domain) {
-        found.extend(check_domain(d, &options).into_iter().map(|x| (i, x)));
+        found.extend(check_domain(d, options).into_iter().map(|x| (i, x)));
     }
     if let (Some(i), Some(p)) = (pi, &problem) {
         match &domain {
-            Some(d) => found.extend(check_problem(d, p, &options).into_iter().map(|x| (i, x))),
+            Some(d) => found.extend(check_problem(d, p, options).into_iter().map(|x| (i, x))),
             None => skipped.push((i, "not checked: the domain could not be parsed".into())),
         }
     }
@@ -337,22 +405,12 @@ fn check(inputs: Vec<Input>, args: &CheckArgs) -> Outcome {
         files[i].summary = Some(plan_summary(l));
     }
 
-    let files = files
-        .into_iter()
-        .map(|f| {
-            let text = printable(f.text);
-            FileResult {
-                index: LineIndex::new(&text),
-                text,
-                path: f.path,
-                kind: f.kind,
-                diagnostics: f.diagnostics,
-                summary: f.summary,
-                skipped: f.skipped,
-            }
-        })
-        .collect();
-    Outcome { files }
+    let files = files.into_iter().map(Loaded::finish).collect();
+    Checked {
+        outcome: Outcome { files },
+        domain,
+        problem,
+    }
 }
 
 /// `n thing` or `n things`.

@@ -16,18 +16,25 @@
 //!    exit 2), decodes, parses and checks, and returns an [`check::Outcome`]: each file with
 //!    its text and the diagnostics whose primary span points into it. A check that depends
 //!    on a file that could not be read at all is skipped, and the outcome records why.
-//! 3. A printer turns the outcome into text: [`render`] draws each diagnostic with miette's
-//!    graphical handler (a snippet per diagnostic; labels that point into another file
-//!    become `note:` lines), [`report`] writes one JSON document. Both read the same outcome,
-//!    so they cannot disagree, and neither does any checking.
+//!    [`validate`] reuses it for the domain and problem, compiles the task with
+//!    `safeplan-validate`, and then turns each plan into a [`validate::PlanResult`]: the
+//!    library's verdict, or why the plan could not be validated.
+//! 3. A printer turns the outcome into text: [`render`] draws each diagnostic and each
+//!    validation failure with miette's graphical handler (a snippet per report; labels that
+//!    point into another file become `note:` lines), [`report`] writes JSON (one document
+//!    for `check`, one line per plan for `validate`). Both read the same data, so they
+//!    cannot disagree, and neither does any checking.
 //!
 //! Output goes through one buffered handle on standard output and is flushed before the
-//! process exits; a reader that goes away (`| head`) ends the output quietly, without a
-//! panic and without changing the exit code. Nothing user-controlled is unwrapped: a bad
-//! span is clamped, text that would drive the terminal is made visible, and a snippet that
-//! miette cannot draw falls back to a plain `path:line:col` line.
+//! process exits (`validate` flushes after each plan); a reader that goes away (`| head`)
+//! ends the output quietly, without a panic and without changing the exit code. Nothing
+//! user-controlled is unwrapped: a bad span is clamped, text that would drive the terminal
+//! is made visible, and a snippet that miette cannot draw falls back to a plain
+//! `path:line:col` line.
 //!
-//! Exit codes: 0 no errors (warnings allowed), 1 at least one error diagnostic, 2 the
+//! Exit codes: `check`: 0 no errors (warnings allowed), 1 at least one error diagnostic.
+//! `validate`: 0 every plan valid, 1 some plan invalid, 2 some input could not be used (a
+//! domain, problem or plan with errors, or a plan file that cannot be read). Both: 2 the
 //! invocation was unusable (bad arguments, an unreadable file, or standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -38,6 +45,7 @@ mod args;
 mod check;
 mod render;
 mod report;
+mod validate;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -47,11 +55,12 @@ use clap::Parser;
 use crate::args::{Cli, Command};
 use crate::check::{Failure, Status};
 
-/// Exit code: the input was checked and has no errors.
+/// Exit code: the input was checked and has no errors; every plan is valid.
 const EXIT_OK: u8 = 0;
-/// Exit code: the input was checked and has at least one error.
+/// Exit code: the input was checked and has at least one error; a plan is invalid.
 const EXIT_ERRORS: u8 = 1;
-/// Exit code: the command could not do its job (usage, unreadable file, failed output).
+/// Exit code: the command could not do its job (usage, unreadable file, failed output;
+/// for `validate`, any input with errors).
 const EXIT_UNUSABLE: u8 = 2;
 
 fn main() -> ExitCode {
@@ -70,11 +79,18 @@ fn main() -> ExitCode {
     };
     let color = cli.color.enabled();
     let result = match &cli.command {
-        Command::Check(args) => check::run(args, color),
+        Command::Check(args) => check::run(args, color).map(|status| match status {
+            Status::Clean => EXIT_OK,
+            Status::Errors => EXIT_ERRORS,
+        }),
+        Command::Validate(args) => validate::run(args, color).map(|status| match status {
+            validate::Status::Valid => EXIT_OK,
+            validate::Status::Invalid => EXIT_ERRORS,
+            validate::Status::InputErrors => EXIT_UNUSABLE,
+        }),
     };
     ExitCode::from(match result {
-        Ok(Status::Clean) => EXIT_OK,
-        Ok(Status::Errors) => EXIT_ERRORS,
+        Ok(code) => code,
         Err(failure) => {
             report_failure(&failure);
             EXIT_UNUSABLE

@@ -1,10 +1,18 @@
-//! The human-readable report: diagnostics drawn by miette, then one line per file.
+//! The human-readable reports: for `check`, diagnostics drawn by miette, then one line per
+//! file; for `validate`, one line per plan, then its failures drawn by miette.
 //!
-//! The library's [`Diagnostic`] is plain data; here it is wrapped in [`Rendered`], which
-//! implements [`miette::Diagnostic`] over the text of the file it points into, and drawn with
-//! [`GraphicalReportHandler`]. Labels in the same file as the primary span share its snippet;
-//! miette can only show one source per diagnostic, so a label in another file (the domain's
-//! "declared here" for an error in the problem) becomes a `note: path:line:col: message` line.
+//! The libraries' [`Diagnostic`]s and [`Failure`]s are plain data; each becomes a [`Report`]
+//! (a message, marks and help), which is wrapped in [`Rendered`], which implements
+//! [`miette::Diagnostic`] over the text of the file its first mark points into, and drawn
+//! with [`GraphicalReportHandler`]. Marks in the same file as the primary one share its
+//! snippet; miette can only show one source per diagnostic, so a mark in another file (the
+//! domain's "declared here" for an error in the problem) becomes a `note: path:line:col:
+//! message` line.
+//!
+//! A failed precondition or goal points at the formula in the domain or problem, with a
+//! mark on each false literal. A formula that spans several lines or encloses those marks is
+//! drawn as its head only (`(and`): miette's drawing of nested multi-line spans is hard to
+//! read.
 //!
 //! miette counts columns in bytes; the `[path:line:col]` header of a snippet is made to agree
 //! with the JSON report (columns in characters) by [`Source`], which answers miette's
@@ -17,33 +25,232 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
     SourceCode, SourceSpan, SpanContents,
 };
-use safeplan_pddl::{Diagnostic, LineIndex, Severity};
+use safeplan_pddl::{Diagnostic, FileKind, LineIndex, Severity, Span};
+
+use safeplan_validate::{Failure, FailureKind, Unmet};
 
 use crate::check::{FileResult, Outcome, count, kind_name};
+use crate::validate::{PlanResult, Tally};
 
 /// Width miette assumes for the terminal. Messages are not wrapped (`with_wrap_lines(false)`):
 /// textwrap's Unicode line breaking will not break before `:`, so a help listing
 /// `:requirements, :types, ...` would be cut in the middle of a keyword; the terminal wraps.
 const WIDTH: usize = 100;
 
-/// Write the human-readable report of `outcome`.
-pub fn write_human(outcome: &Outcome, color: bool, out: &mut impl Write) -> io::Result<()> {
-    let style = Style::new(color);
-    let handler = GraphicalReportHandler::new_themed(if color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::none()
-    })
-    .with_width(WIDTH)
-    .with_wrap_lines(false)
-    .with_links(false);
+/// Draws reports with miette: one handler and style for the whole run.
+pub struct Renderer {
+    handler: GraphicalReportHandler,
+    style: Style,
+}
 
-    for file in &outcome.files {
-        for d in &file.diagnostics {
-            out.write_all(render_one(&handler, &style, outcome, file, d).as_bytes())?;
-            writeln!(out)?;
+/// A place to point at: a span of one of the task's files, with an optional label.
+#[derive(Clone, Debug)]
+pub struct Mark {
+    /// The file it points into.
+    pub file: FileKind,
+    /// Where in it.
+    pub span: Span,
+    /// What to say there.
+    pub label: Option<String>,
+    /// A formula that may be drawn as just its head (`(and`) when the whole would span
+    /// several lines or enclose other marks: miette draws those poorly.
+    pub head_only: bool,
+}
+
+impl Mark {
+    fn new(file: FileKind, span: Span, label: Option<String>) -> Mark {
+        Mark {
+            file,
+            span,
+            label,
+            head_only: false,
         }
     }
+}
+
+/// One report to draw: a diagnostic of the checker, a validation failure or a warning.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Error or warning.
+    pub severity: Severity,
+    /// `safeplan::...`, shown above the message.
+    pub code: Option<String>,
+    /// The message, one sentence.
+    pub message: String,
+    /// The likely fix; several lines are shown one under the other.
+    pub help: Option<String>,
+    /// Where to point: the first is the primary location; marks in its file share its
+    /// snippet, marks in other files become `note:` lines.
+    pub marks: Vec<Mark>,
+}
+
+impl Report {
+    /// A checker diagnostic as a report.
+    pub fn from_diagnostic(d: &Diagnostic) -> Report {
+        let mut marks = vec![Mark::new(d.file, d.span, None)];
+        marks.extend(
+            d.labels
+                .iter()
+                .map(|l| Mark::new(l.file, l.span, Some(l.message.clone()))),
+        );
+        Report {
+            severity: d.severity,
+            code: Some(format!("safeplan::{}", d.code)),
+            message: match d.step {
+                Some(step) => format!("step {step}: {}", d.message),
+                None => d.message.clone(),
+            },
+            help: d.help.clone(),
+            marks,
+        }
+    }
+}
+
+impl Renderer {
+    /// A renderer that colours (and draws with Unicode) or not.
+    pub fn new(color: bool) -> Renderer {
+        let handler = GraphicalReportHandler::new_themed(if color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::none()
+        })
+        .with_width(WIDTH)
+        .with_wrap_lines(false)
+        .with_links(false);
+        Renderer {
+            handler,
+            style: Style::new(color),
+        }
+    }
+
+    /// The styling of the words this crate prints itself.
+    pub fn style(&self) -> &Style {
+        &self.style
+    }
+
+    /// One report as text: miette's drawing, then notes for marks in other files.
+    ///
+    /// The snippet is of `home`, the file the primary mark (the first) is drawn in; `None`
+    /// means the file the primary mark points into (when it was given). `files` are the
+    /// files the other marks may point into.
+    pub fn draw(
+        &self,
+        home: Option<&FileResult>,
+        files: &[&FileResult],
+        report: &Report,
+    ) -> String {
+        let find = |kind: FileKind| files.iter().copied().find(|f| f.kind == kind);
+        let primary = report.marks.first();
+        let file = home.or_else(|| primary.and_then(|m| find(m.file)));
+        let mut labels = Vec::new();
+        let mut notes = Vec::new();
+        let target = |i: usize, mark: &Mark| if i == 0 { file } else { find(mark.file) };
+        // The ranges of the marks drawn in the snippet, to decide which formulas to shorten.
+        let ranges: Vec<Option<std::ops::Range<usize>>> = report
+            .marks
+            .iter()
+            .enumerate()
+            .map(|(i, mark)| match (file, target(i, mark)) {
+                (Some(home), Some(other)) if other.kind == home.kind => Some(home.range(mark.span)),
+                _ => None,
+            })
+            .collect();
+        for (i, mark) in report.marks.iter().enumerate() {
+            match (file, target(i, mark)) {
+                (Some(home), Some(other)) if other.kind == home.kind => {
+                    let mut range = home.range(mark.span);
+                    let text = &home.text[range.clone()];
+                    let encloses = ranges.iter().enumerate().any(|(j, r)| {
+                        j != i
+                            && r.as_ref().is_some_and(|r| {
+                                range.start <= r.start && r.end <= range.end && *r != range
+                            })
+                    });
+                    if mark.head_only && (text.contains('\n') || encloses) {
+                        range = head(text, range.start);
+                    }
+                    let span = SourceSpan::from(range);
+                    labels.push(if i == 0 {
+                        LabeledSpan::new_primary_with_span(mark.label.clone(), span)
+                    } else {
+                        LabeledSpan::new_with_span(mark.label.clone(), span)
+                    });
+                }
+                (_, Some(other)) => {
+                    let at = other.line_col(other.range(mark.span).start);
+                    let what = mark.label.as_deref().unwrap_or("here");
+                    notes.push(format!("{}:{}:{}: {what}", other.path, at.line, at.col));
+                }
+                (_, None) => {
+                    if let Some(label) = &mark.label {
+                        notes.push(format!("in the {}: {label}", kind_name(mark.file)));
+                    }
+                }
+            }
+        }
+        let rendered = Rendered {
+            severity: report.severity,
+            code: report.code.clone(),
+            message: report.message.clone(),
+            help: report.help.clone(),
+            labels,
+            source: file.map(|f| Source {
+                name: &f.path,
+                text: &f.text,
+                index: &f.index,
+            }),
+        };
+        let mut text = String::new();
+        if self.handler.render_report(&mut text, &rendered).is_err() {
+            // miette could not draw the snippet: fall back to the bare facts.
+            let at = match (file, primary) {
+                (Some(f), Some(m)) => {
+                    let at = f.line_col(f.range(m.span).start);
+                    format!("{}:{}:{}: ", f.path, at.line, at.col)
+                }
+                _ => String::new(),
+            };
+            let code = match &report.code {
+                Some(code) => format!(" [{code}]"),
+                None => String::new(),
+            };
+            text = format!(
+                "{}: {at}{}{code}\n",
+                severity_name(report.severity),
+                rendered.message,
+            );
+            if let Some(help) = &report.help {
+                text.push_str(&format!("  help: {help}\n"));
+            }
+        }
+        for note in notes {
+            text.push_str(&format!("  {} {note}\n", self.style.note("note:")));
+        }
+        text
+    }
+}
+
+/// The head of the formula at `text` (which starts at byte `start` of its file): `(and`,
+/// `(forall`, `(at`; or its first line when it does not start with `(`.
+fn head(text: &str, start: usize) -> std::ops::Range<usize> {
+    let len = match text.strip_prefix('(') {
+        Some(rest) => {
+            let rest = rest.trim_start();
+            let word = rest
+                .find(|c: char| c.is_whitespace() || c == '(' || c == ')')
+                .unwrap_or(rest.len());
+            text.len() - rest.len() + word
+        }
+        None => text.find('\n').unwrap_or(text.len()),
+    };
+    start..start + len
+}
+
+/// Write the human-readable report of `outcome`.
+pub fn write_human(outcome: &Outcome, color: bool, out: &mut impl Write) -> io::Result<()> {
+    let renderer = Renderer::new(color);
+    let style = renderer.style();
+    write_diagnostics(&renderer, outcome, out)?;
     for file in &outcome.files {
         if let Some(why) = &file.skipped {
             writeln!(out, "{}  {} ({why})", style.skip("skip"), file.path)?;
@@ -64,91 +271,245 @@ pub fn write_human(outcome: &Outcome, color: bool, out: &mut impl Write) -> io::
     }
     let (errors, warnings) = (outcome.errors(), outcome.warnings());
     if errors + warnings > 0 {
-        let mut parts = Vec::new();
-        if errors > 0 {
-            parts.push(style.error(&count(errors, "error", "errors")));
-        }
-        if warnings > 0 {
-            parts.push(style.warning(&count(warnings, "warning", "warnings")));
-        }
-        writeln!(out, "{}", parts.join(", "))?;
+        writeln!(out, "{}", style.counts(errors, warnings))?;
     }
     Ok(())
 }
 
-/// One diagnostic as text: miette's drawing, then notes for labels in other files.
-fn render_one(
-    handler: &GraphicalReportHandler,
-    style: &Style,
+/// Draw every diagnostic of `outcome`, each followed by a blank line.
+pub fn write_diagnostics(
+    renderer: &Renderer,
     outcome: &Outcome,
-    file: &FileResult,
-    d: &Diagnostic,
-) -> String {
-    let primary = file.range(d.span);
-    let mut labels = vec![LabeledSpan::new_primary_with_span(
-        None,
-        SourceSpan::from(primary.clone()),
-    )];
-    let mut notes = Vec::new();
-    for label in &d.labels {
-        match outcome.file(label.file) {
-            Some(other) if other.kind == file.kind => {
-                labels.push(LabeledSpan::new_with_span(
-                    Some(label.message.clone()),
-                    SourceSpan::from(file.range(label.span)),
-                ));
-            }
-            Some(other) => {
-                let at = other.line_col(other.range(label.span).start);
-                notes.push(format!(
-                    "{}:{}:{}: {}",
-                    other.path, at.line, at.col, label.message
-                ));
-            }
-            None => notes.push(format!(
-                "in the {}: {}",
-                kind_name(label.file),
-                label.message
-            )),
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let files: Vec<&FileResult> = outcome.files.iter().collect();
+    for file in &outcome.files {
+        for d in &file.diagnostics {
+            let text = renderer.draw(Some(file), &files, &Report::from_diagnostic(d));
+            out.write_all(text.as_bytes())?;
+            writeln!(out)?;
         }
     }
-    let message = match d.step {
-        Some(step) => format!("step {step}: {}", d.message),
-        None => d.message.clone(),
-    };
-    let rendered = Rendered {
-        severity: d.severity,
-        code: format!("safeplan::{}", d.code),
-        message,
-        help: d.help.clone(),
-        labels,
-        source: Source {
-            name: &file.path,
-            text: &file.text,
-            index: &file.index,
+    Ok(())
+}
+
+/// The verdict of one plan: a line saying what happened, then a report per failure,
+/// reading diagnostic and warning.
+pub fn write_plan(
+    renderer: &Renderer,
+    task: &Outcome,
+    result: &PlanResult,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let style = renderer.style();
+    let path = result.path();
+    match result {
+        PlanResult::Validated { file, verdict } => {
+            let mut facts = vec![count(verdict.steps, "step", "steps")];
+            if verdict.valid
+                && let Some(metric) = verdict.metric
+            {
+                facts.push(format!("metric {metric}"));
+            }
+            if verdict.failures.len() > 1 {
+                facts.push(count(verdict.failures.len(), "failure", "failures"));
+            }
+            let warnings = verdict.warnings.len() + file.warnings();
+            if warnings > 0 {
+                facts.push(count(warnings, "warning", "warnings"));
+            }
+            let word = if verdict.valid {
+                style.ok("valid")
+            } else {
+                style.error("invalid")
+            };
+            writeln!(out, "{path}: {word} ({})", facts.join(", "))?;
+            let mut files: Vec<&FileResult> = task.files.iter().collect();
+            files.push(file);
+            for d in &file.diagnostics {
+                let text = renderer.draw(Some(file), &files, &Report::from_diagnostic(d));
+                writeln!(out, "{text}")?;
+            }
+            let failures = if verdict.failures.is_empty() {
+                verdict.failure.as_slice()
+            } else {
+                verdict.failures.as_slice()
+            };
+            for f in failures {
+                writeln!(out, "{}", renderer.draw(None, &files, &failure_report(f)))?;
+            }
+            for w in &verdict.warnings {
+                let report = Report {
+                    severity: Severity::Warning,
+                    code: None,
+                    message: match w.step {
+                        Some(step) => format!("step {step}: {}", w.message),
+                        None => w.message.clone(),
+                    },
+                    help: None,
+                    marks: Vec::new(),
+                };
+                writeln!(out, "{}", renderer.draw(None, &files, &report))?;
+            }
+        }
+        PlanResult::Unreadable(e) => {
+            writeln!(
+                out,
+                "{path}: {} (cannot read it: {})\n  hint: {}",
+                style.skip("not validated"),
+                e.reason(),
+                e.hint()
+            )?;
+        }
+        PlanResult::Unread(file) => {
+            writeln!(
+                out,
+                "{path}: {} ({} in the plan file)",
+                style.skip("not validated"),
+                style.counts(file.errors(), file.warnings())
+            )?;
+            let mut files: Vec<&FileResult> = task.files.iter().collect();
+            files.push(file);
+            for d in &file.diagnostics {
+                let text = renderer.draw(Some(file), &files, &Report::from_diagnostic(d));
+                writeln!(out, "{text}")?;
+            }
+        }
+        PlanResult::NoTask { .. } => {
+            let which: Vec<&str> = task
+                .files
+                .iter()
+                .filter(|f| f.errors() > 0)
+                .map(|f| kind_name(f.kind))
+                .collect();
+            let which = if which.is_empty() {
+                "the task".to_string()
+            } else {
+                format!("the {}", which.join(" and the "))
+            };
+            writeln!(
+                out,
+                "{path}: {} ({which} has errors, see above)",
+                style.skip("not validated")
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `3 plans: 1 valid, 2 invalid` (and how many were not validated, if any).
+pub fn write_tally(renderer: &Renderer, tally: &Tally, out: &mut impl Write) -> io::Result<()> {
+    let style = renderer.style();
+    let mut parts = vec![
+        style.ok(&format!("{} valid", tally.valid)),
+        style.error(&format!("{} invalid", tally.invalid)),
+    ];
+    if tally.not_validated > 0 {
+        parts.push(style.skip(&format!("{} not validated", tally.not_validated)));
+    }
+    writeln!(
+        out,
+        "{}: {}",
+        count(tally.total(), "plan", "plans"),
+        parts.join(", ")
+    )
+}
+
+/// A validation failure as a report: the failing step (or the goal) in the message, the
+/// place it points at (the precondition or goal in the domain or problem, the step in the
+/// plan file) as the primary mark, a mark on every false literal with its values, and the
+/// advice as help.
+pub fn failure_report(f: &Failure) -> Report {
+    let message = match f.step {
+        Some(k) if !f.message.starts_with(&format!("step {k} ")) => match &f.action {
+            Some(action) => format!("step {k} {action}: {}", f.message),
+            None => format!("step {k}: {}", f.message),
         },
+        _ => f.message.clone(),
     };
-    let mut text = String::new();
-    if handler.render_report(&mut text, &rendered).is_err() {
-        // miette could not draw the snippet: fall back to the bare facts.
-        let at = file.line_col(primary.start);
-        text = format!(
-            "{}: {}:{}:{}: {} [{}]\n",
-            severity_name(d.severity),
-            file.path,
-            at.line,
-            at.col,
-            rendered.message,
-            rendered.code
-        );
-        if let Some(help) = &d.help {
-            text.push_str(&format!("  help: {help}\n"));
+    let mut marks: Vec<Mark> = Vec::new();
+    // Whether the primary mark still has its generic label (an unmet literal at the very
+    // same place replaces it).
+    let mut generic = false;
+    if let Some(source) = f.source {
+        marks.push(Mark {
+            head_only: true,
+            ..Mark::new(source.file, source.span, Some(primary_label(f)))
+        });
+        generic = true;
+    }
+    for u in &f.unmet {
+        let label = unmet_label(u);
+        match marks
+            .iter_mut()
+            .position(|m| m.file == u.source.file && m.span == u.source.span)
+        {
+            Some(0) if generic => {
+                marks[0].label = Some(label);
+                generic = false;
+            }
+            Some(i) => {
+                let merged = match marks[i].label.take() {
+                    Some(old) => format!("{old}; {label}"),
+                    None => label,
+                };
+                marks[i].label = Some(merged);
+            }
+            None => marks.push(Mark::new(u.source.file, u.source.span, Some(label))),
         }
     }
-    for note in notes {
-        text.push_str(&format!("  {} {note}\n", style.note("note:")));
+    Report {
+        severity: Severity::Error,
+        code: Some(format!("safeplan::{}", f.kind)),
+        message,
+        help: (!f.advice.is_empty()).then(|| f.advice.join("\n")),
+        marks,
     }
-    text
+}
+
+/// What the primary mark of a failure says.
+fn primary_label(f: &Failure) -> String {
+    match f.kind {
+        FailureKind::UnsatisfiedPrecondition => match &f.action {
+            Some(action) => format!("the precondition of {action}"),
+            None => "the precondition".into(),
+        },
+        FailureKind::UnsatisfiedGoal => "the goal".into(),
+        FailureKind::UnknownAction => "not an action of the domain".into(),
+        FailureKind::ArityMismatch => "wrong number of arguments".into(),
+        FailureKind::UnknownObject => "not an object of the task".into(),
+        FailureKind::TypeMismatch => "wrong type for this parameter".into(),
+        FailureKind::NumericError => "here".into(),
+    }
+}
+
+/// What the mark on a false literal says: `false: (robot-at table)`; for a comparison, the
+/// values that made it false, `false since (fuel plane1) = 2` (the message names the
+/// literal); inside a `forall`, the objects it is false for.
+fn unmet_label(u: &Unmet) -> String {
+    let mut label = String::from("false");
+    if !u.bindings.is_empty() {
+        let bound: Vec<String> = u
+            .bindings
+            .iter()
+            .map(|b| format!("{} = {}", b.variable, b.object))
+            .collect();
+        label.push_str(&format!(" for {}", bound.join(", ")));
+    }
+    if u.values.is_empty() {
+        label.push_str(&format!(": {}", u.literal));
+    } else {
+        let values: Vec<String> = u
+            .values
+            .iter()
+            .map(|v| match v.value {
+                Some(x) => format!("{} = {x}", v.fluent),
+                None => format!("{} has no value", v.fluent),
+            })
+            .collect();
+        label.push_str(&format!(" since {}", values.join(", ")));
+    }
+    label
 }
 
 fn severity_name(severity: Severity) -> &'static str {
@@ -162,11 +523,11 @@ fn severity_name(severity: Severity) -> &'static str {
 #[derive(Debug)]
 struct Rendered<'a> {
     severity: Severity,
-    code: String,
+    code: Option<String>,
     message: String,
     help: Option<String>,
     labels: Vec<LabeledSpan>,
-    source: Source<'a>,
+    source: Option<Source<'a>>,
 }
 
 impl fmt::Display for Rendered<'_> {
@@ -179,7 +540,9 @@ impl std::error::Error for Rendered<'_> {}
 
 impl miette::Diagnostic for Rendered<'_> {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(&self.code))
+        self.code
+            .as_ref()
+            .map(|c| Box::new(c) as Box<dyn fmt::Display>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {
@@ -196,10 +559,13 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        Some(&self.source)
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.labels.is_empty() {
+            return None;
+        }
         Some(Box::new(self.labels.iter().cloned()))
     }
 }
@@ -241,8 +607,8 @@ impl SourceCode for Source<'_> {
     }
 }
 
-/// ANSI styling for the few words this module prints itself (miette styles its own).
-struct Style {
+/// ANSI styling for the few words this crate prints itself (miette styles its own).
+pub struct Style {
     color: bool,
 }
 
@@ -259,11 +625,13 @@ impl Style {
         }
     }
 
-    fn ok(&self, text: &str) -> String {
+    /// Green: all is well.
+    pub fn ok(&self, text: &str) -> String {
         self.paint("1;32", text)
     }
 
-    fn skip(&self, text: &str) -> String {
+    /// Yellow: not done.
+    pub fn skip(&self, text: &str) -> String {
         self.paint("1;33", text)
     }
 
@@ -271,12 +639,26 @@ impl Style {
         self.paint("1;36", text)
     }
 
-    fn error(&self, text: &str) -> String {
+    /// Red: errors.
+    pub fn error(&self, text: &str) -> String {
         self.paint("1;31", text)
     }
 
-    fn warning(&self, text: &str) -> String {
+    /// Yellow: warnings.
+    pub fn warning(&self, text: &str) -> String {
         self.paint("1;33", text)
+    }
+
+    /// `2 errors, 1 warning` (either part left out when 0), coloured.
+    pub fn counts(&self, errors: usize, warnings: usize) -> String {
+        let mut parts = Vec::new();
+        if errors > 0 {
+            parts.push(self.error(&count(errors, "error", "errors")));
+        }
+        if warnings > 0 {
+            parts.push(self.warning(&count(warnings, "warning", "warnings")));
+        }
+        parts.join(", ")
     }
 }
 

@@ -1,4 +1,6 @@
-//! The `--json` report: the library's diagnostics plus the line and column of each span.
+//! The `--json` reports: for `check`, the library's diagnostics plus the line and column of
+//! each span, as one document; for `validate`, one line per plan: the library's verdict
+//! with a `location` (path, line, column) added to every source reference.
 //!
 //! Keys come out in the order the fields are declared here (serde serialises structs in
 //! field order), so the document is byte-for-byte deterministic. Severity, code and file kind
@@ -7,10 +9,14 @@
 
 use std::io::{self, Write};
 
-use safeplan_pddl::{Code, Diagnostic, FileKind, Severity};
+use safeplan_pddl::{Code, Diagnostic, FileKind, Severity, Span};
+use safeplan_validate::{
+    Binding, Failure, FailureKind, FinalState, FluentValue, SourceRef, Unmet, Verdict, Warning,
+};
 use serde::Serialize;
 
-use crate::check::{FileResult, Outcome, kind_name};
+use crate::check::{FileResult, Outcome, count, kind_name};
+use crate::validate::PlanResult;
 
 /// The whole document.
 #[derive(Debug, Serialize)]
@@ -84,20 +90,12 @@ impl Report {
     /// Build the report of `outcome`.
     pub fn new(outcome: &Outcome) -> Report {
         let (errors, warnings) = (outcome.errors(), outcome.warnings());
+        let files: Vec<&FileResult> = outcome.files.iter().collect();
         Report {
             files: outcome
                 .files
                 .iter()
-                .map(|f| FileReport {
-                    path: f.path.clone(),
-                    kind: f.kind,
-                    diagnostics: f
-                        .diagnostics
-                        .iter()
-                        .map(|d| diagnostic(outcome, f, d))
-                        .collect(),
-                    skipped: f.skipped.clone(),
-                })
+                .map(|f| FileReport::new(&files, f))
                 .collect(),
             errors,
             warnings,
@@ -106,7 +104,23 @@ impl Report {
     }
 }
 
-fn diagnostic(outcome: &Outcome, file: &FileResult, d: &Diagnostic) -> DiagnosticReport {
+impl FileReport {
+    /// The report of `file`; labels may point into any of `files`.
+    pub fn new(files: &[&FileResult], file: &FileResult) -> FileReport {
+        FileReport {
+            path: file.path.clone(),
+            kind: file.kind,
+            diagnostics: file
+                .diagnostics
+                .iter()
+                .map(|d| diagnostic(files, file, d))
+                .collect(),
+            skipped: file.skipped.clone(),
+        }
+    }
+}
+
+fn diagnostic(files: &[&FileResult], file: &FileResult, d: &Diagnostic) -> DiagnosticReport {
     let range = file.range(d.span);
     let (start, end) = (file.line_col(range.start), file.line_col(range.end));
     DiagnosticReport {
@@ -121,7 +135,7 @@ fn diagnostic(outcome: &Outcome, file: &FileResult, d: &Diagnostic) -> Diagnosti
         labels: d
             .labels
             .iter()
-            .map(|l| match outcome.file(l.file) {
+            .map(|l| match files.iter().find(|f| f.kind == l.file) {
                 Some(other) => {
                     let at = other.line_col(other.range(l.span).start);
                     LabelReport {
@@ -147,4 +161,259 @@ fn diagnostic(outcome: &Outcome, file: &FileResult, d: &Diagnostic) -> Diagnosti
 pub fn write_json(outcome: &Outcome, out: &mut impl Write) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &Report::new(outcome)).map_err(io::Error::from)?;
     writeln!(out)
+}
+
+// --- `safeplan validate --json`: one line per plan ------------------------------------------
+
+/// One line of `safeplan validate --json` for a plan that was executed: the plan's path,
+/// then the library's [`Verdict`] field by field, each [`SourceRef`] with its `location`.
+#[derive(Debug, Serialize)]
+pub struct PlanLine<'a> {
+    /// The plan's path as given on the command line.
+    pub plan: &'a str,
+    /// Every step applicable and the goal true at the end.
+    pub valid: bool,
+    /// Number of steps in the plan.
+    pub steps: usize,
+    /// The value of the problem's `:metric` at the end of a valid plan.
+    pub metric: Option<f64>,
+    /// The first failure.
+    pub failure: Option<FailureJson<'a>>,
+    /// With `--continue`: every failure, in plan order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<FailureJson<'a>>,
+    /// Notes that do not make the plan invalid.
+    #[serde(skip_serializing_if = "<[Warning]>::is_empty")]
+    pub warnings: &'a [Warning],
+    /// The state after the last step (never requested by the CLI).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_state: Option<&'a FinalState>,
+    /// Warnings from reading the plan file (under `--llm-plan`, text that was skipped).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<DiagnosticReport>,
+}
+
+/// A [`Failure`] with positioned sources.
+#[derive(Debug, Serialize)]
+pub struct FailureJson<'a> {
+    /// What went wrong (snake_case).
+    pub kind: FailureKind,
+    /// The 1-based step; `null` for the goal.
+    pub step: Option<usize>,
+    /// The step as the plan wrote it; `null` for the goal.
+    pub action: Option<&'a str>,
+    /// One sentence saying what went wrong.
+    pub message: &'a str,
+    /// Each false literal of a precondition or goal.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmet: Vec<UnmetJson<'a>>,
+    /// What would fix it, one suggestion per entry.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub advice: &'a [String],
+    /// Where to look.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceJson>,
+}
+
+/// An [`Unmet`] literal with a positioned source.
+#[derive(Debug, Serialize)]
+pub struct UnmetJson<'a> {
+    /// The ground literal.
+    pub literal: &'a str,
+    /// The numeric fluents it reads and their values.
+    #[serde(skip_serializing_if = "<[FluentValue]>::is_empty")]
+    pub values: &'a [FluentValue],
+    /// Quantified variables under which it is false.
+    #[serde(skip_serializing_if = "<[Binding]>::is_empty")]
+    pub bindings: &'a [Binding],
+    /// The literal in the domain (precondition) or problem (goal).
+    pub source: SourceJson,
+    /// What to change.
+    pub advice: &'a str,
+}
+
+/// A [`SourceRef`] (file kind and byte span) plus where that is as path, line and column.
+#[derive(Debug, Serialize)]
+pub struct SourceJson {
+    /// `domain`, `problem` or `plan`.
+    pub file: FileKind,
+    /// Byte range (`start`, `end`) in the file.
+    pub span: Span,
+    /// The same place for people and editors; absent if that file is not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+/// A span as path, line and column (1-based, columns in characters; the end exclusive).
+#[derive(Debug, Serialize)]
+pub struct Location {
+    /// The file's path as given on the command line.
+    pub file: String,
+    /// Line of the start.
+    pub line: u32,
+    /// Column of the start.
+    pub col: u32,
+    /// Line of the end.
+    pub end_line: u32,
+    /// Column of the end (one past the last character).
+    pub end_col: u32,
+}
+
+/// One line of `safeplan validate --json` for a plan that could not be validated.
+#[derive(Debug, Serialize)]
+pub struct PlanErrorLine {
+    /// The plan's path as given on the command line.
+    pub plan: String,
+    /// What stopped it.
+    pub error: InputError,
+}
+
+/// Why a plan could not be validated.
+#[derive(Debug, Serialize)]
+pub struct InputError {
+    /// One sentence.
+    pub message: String,
+    /// The likely fix, when there is one beyond the diagnostics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The files with the diagnostics that explain it, in the shape of `safeplan check
+    /// --json` (empty for a file that cannot be read).
+    pub files: Vec<FileReport>,
+}
+
+/// Write the JSON line of one plan's result.
+pub fn write_plan_line(
+    task: &Outcome,
+    result: &PlanResult,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut files: Vec<&FileResult> = task.files.iter().collect();
+    match result {
+        PlanResult::Validated { file, verdict } => {
+            files.push(file);
+            // Destructured in full so that a field added to the library's verdict is a
+            // compile error here until it is written out too.
+            let Verdict {
+                valid,
+                steps,
+                metric,
+                failure,
+                failures,
+                warnings,
+                final_state,
+            } = verdict;
+            let line = PlanLine {
+                plan: &file.path,
+                valid: *valid,
+                steps: *steps,
+                metric: *metric,
+                failure: failure.as_ref().map(|f| failure_json(&files, f)),
+                failures: failures.iter().map(|f| failure_json(&files, f)).collect(),
+                warnings,
+                final_state: final_state.as_ref(),
+                diagnostics: file
+                    .diagnostics
+                    .iter()
+                    .map(|d| diagnostic(&files, file, d))
+                    .collect(),
+            };
+            serde_json::to_writer(&mut *out, &line).map_err(io::Error::from)?;
+        }
+        _ => {
+            let error = match result {
+                PlanResult::Unreadable(e) => InputError {
+                    message: format!("cannot read {}: {}", e.path.display(), e.reason()),
+                    hint: Some(e.hint()),
+                    files: Vec::new(),
+                },
+                PlanResult::Unread(file) => {
+                    files.push(file);
+                    InputError {
+                        message: format!(
+                            "the plan file has {}",
+                            count(file.errors(), "error", "errors")
+                        ),
+                        hint: None,
+                        files: vec![FileReport::new(&files, file)],
+                    }
+                }
+                _ => InputError {
+                    message: format!(
+                        "the domain or problem has {}; no plan can be validated",
+                        count(task.errors(), "error", "errors")
+                    ),
+                    hint: None,
+                    files: task
+                        .files
+                        .iter()
+                        .map(|f| FileReport::new(&files, f))
+                        .collect(),
+                },
+            };
+            let line = PlanErrorLine {
+                plan: result.path(),
+                error,
+            };
+            serde_json::to_writer(&mut *out, &line).map_err(io::Error::from)?;
+        }
+    }
+    writeln!(out)
+}
+
+fn failure_json<'a>(files: &[&FileResult], f: &'a Failure) -> FailureJson<'a> {
+    let Failure {
+        kind,
+        step,
+        action,
+        message,
+        unmet,
+        advice,
+        source,
+    } = f;
+    FailureJson {
+        kind: *kind,
+        step: *step,
+        action: action.as_deref(),
+        message,
+        unmet: unmet
+            .iter()
+            .map(|u| {
+                let Unmet {
+                    literal,
+                    values,
+                    bindings,
+                    source,
+                    advice,
+                } = u;
+                UnmetJson {
+                    literal,
+                    values,
+                    bindings,
+                    source: source_json(files, *source),
+                    advice,
+                }
+            })
+            .collect(),
+        advice,
+        source: source.map(|s| source_json(files, s)),
+    }
+}
+
+fn source_json(files: &[&FileResult], source: SourceRef) -> SourceJson {
+    let location = files.iter().find(|f| f.kind == source.file).map(|f| {
+        let range = f.range(source.span);
+        let (start, end) = (f.line_col(range.start), f.line_col(range.end));
+        Location {
+            file: f.path.clone(),
+            line: start.line,
+            col: start.col,
+            end_line: end.line,
+            end_col: end.col,
+        }
+    });
+    SourceJson {
+        file: source.file,
+        span: source.span,
+        location,
+    }
 }

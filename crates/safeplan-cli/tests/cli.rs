@@ -432,3 +432,865 @@ fn a_closed_pipe_does_not_panic() {
         assert_eq!(code(&out), 1, "{extra:?}: {err}");
     }
 }
+
+// --- validate ------------------------------------------------------------------------------
+//
+// Expected verdicts below are worked out by hand from the task files (see the comments),
+// not copied from the program's output.
+
+/// `tests/fixtures/validate/<name>`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/validate")
+        .join(name)
+}
+
+/// The project's example task `examples/tasks/hot-soup`.
+fn hot_soup() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/hot-soup")
+}
+
+/// Run safeplan in `cwd` (so paths in the output are the short ones given).
+fn run_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_safeplan"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run safeplan")
+}
+
+/// `safeplan validate [extra..] domain.pddl problem.pddl PLANS..` in `cwd`.
+fn validate(cwd: &Path, extra: &[&str], plans: &[&str]) -> Output {
+    let mut args = vec!["validate"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["domain.pddl", "problem.pddl"]);
+    args.extend_from_slice(plans);
+    run_in(cwd, &args)
+}
+
+/// Standard output as JSON Lines.
+fn json_lines(out: &Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The one JSON line of `safeplan validate --json` on the flights fixture for `plan`.
+fn flights_json(extra: &[&str], plan: &str) -> (i32, Value) {
+    let mut args = vec!["--json"];
+    args.extend_from_slice(extra);
+    let out = validate(&fixture("flights"), &args, &[plan]);
+    let mut lines = json_lines(&out);
+    assert_eq!(lines.len(), 1, "{}{}", stdout(&out), stderr(&out));
+    (code(&out), lines.remove(0))
+}
+
+/// `(line, col)` of a `location` object.
+fn at(location: &Value) -> (u64, u64) {
+    (
+        location["line"].as_u64().unwrap_or(0),
+        location["col"].as_u64().unwrap_or(0),
+    )
+}
+
+#[test]
+fn validate_hot_soup_human() {
+    // safe.plan: pick-up (robot at stove, soup at stove, hand empty), slow-down, move (no
+    // danger: slow mode), put-down at the table: goal true, danger 0. Valid, 4 steps, and
+    // the problem has no metric.
+    // unsafe.plan: the move happens holding the uncovered soup, not slow, child in the
+    // room, so (danger) becomes 1; every step is applicable but the goal's (= (danger) 0)
+    // is false at the end: invalid, unsatisfied goal.
+    // broken.plan: step 2 `mvoe` is not an action: invalid at step 2.
+    let out = validate(
+        &hot_soup(),
+        &["--color", "never"],
+        &["safe.plan", "unsafe.plan", "broken.plan"],
+    );
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("safe.plan: valid (4 steps)\n"), "{text}");
+    assert!(
+        text.contains("\nunsafe.plan: invalid (3 steps)\n"),
+        "{text}"
+    );
+    assert!(text.contains("safeplan::unsatisfied_goal"), "{text}");
+    assert!(text.contains("[problem.pddl:9:10]"), "{text}");
+    assert!(text.contains("false since (danger) = 1"), "{text}");
+    assert!(
+        text.contains("\nbroken.plan: invalid (3 steps)\n"),
+        "{text}"
+    );
+    assert!(text.contains("safeplan::unknown_action"), "{text}");
+    assert!(
+        text.contains("step 2 (mvoe stove table): the domain has no action `mvoe`"),
+        "{text}"
+    );
+    assert!(text.contains("[broken.plan:3:2]"), "{text}");
+    assert!(text.contains("help: did you mean `move`?"), "{text}");
+    assert!(text.ends_with("\n3 plans: 1 valid, 2 invalid\n"), "{text}");
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn validate_hot_soup_json() {
+    let out = validate(
+        &hot_soup(),
+        &["--json"],
+        &["safe.plan", "unsafe.plan", "broken.plan"],
+    );
+    assert_eq!(code(&out), 1);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 3, "{}", stdout(&out));
+
+    let safe = &lines[0];
+    assert_eq!(safe["plan"], "safe.plan");
+    assert_eq!(safe["valid"], true);
+    assert_eq!(safe["steps"], 4);
+    assert_eq!(safe["metric"], Value::Null);
+    assert_eq!(safe["failure"], Value::Null);
+
+    let unsafe_ = &lines[1];
+    assert_eq!(unsafe_["plan"], "unsafe.plan");
+    assert_eq!(unsafe_["valid"], false);
+    assert_eq!(unsafe_["steps"], 3);
+    let f = &unsafe_["failure"];
+    assert_eq!(f["kind"], "unsatisfied_goal");
+    assert_eq!(f["step"], Value::Null);
+    assert_eq!(f["action"], Value::Null);
+    assert_eq!(f["source"]["file"], "problem");
+    assert_eq!(f["source"]["location"]["file"], "problem.pddl");
+    assert_eq!(at(&f["source"]["location"]), (9, 10));
+    // Only the danger bound is false: the soup is on the table.
+    let unmet = f["unmet"].as_array().expect("unmet");
+    assert_eq!(unmet.len(), 1, "{unmet:?}");
+    assert_eq!(unmet[0]["literal"], "(= (danger) 0)");
+    assert_eq!(unmet[0]["values"][0]["fluent"], "(danger)");
+    assert_eq!(unmet[0]["values"][0]["value"], 1.0);
+    assert_eq!(at(&unmet[0]["source"]["location"]), (10, 15));
+    assert!(unsafe_.get("failures").is_none());
+
+    let broken = &lines[2];
+    assert_eq!(broken["plan"], "broken.plan");
+    let f = &broken["failure"];
+    assert_eq!(f["kind"], "unknown_action");
+    assert_eq!(f["step"], 2);
+    assert_eq!(f["action"], "(mvoe stove table)");
+    assert_eq!(f["source"]["file"], "plan");
+    assert_eq!(f["source"]["location"]["file"], "broken.plan");
+    assert_eq!(at(&f["source"]["location"]), (3, 2));
+
+    // `plan` comes first, then the verdict in the library's field order.
+    let text = stdout(&out);
+    let first = text.lines().nth(1).expect("a second line");
+    let keys = [
+        "\"plan\":",
+        "\"valid\":",
+        "\"steps\":",
+        "\"metric\":",
+        "\"failure\":",
+    ];
+    let pos: Vec<usize> = keys.iter().map(|k| first.find(k).expect(k)).collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "{first}");
+    assert!(!text.contains('\x1b'));
+}
+
+#[test]
+fn validate_continue_reports_every_failure() {
+    // broken.plan with --continue: step 2 (unknown action) is skipped, step 3 names
+    // `counter`, which is no object (skipped too), so the soup is still held at the end:
+    // the goal's (item-at soup table) is false, (= (danger) 0) holds.
+    let out = validate(&hot_soup(), &["--json", "--continue"], &["broken.plan"]);
+    assert_eq!(code(&out), 1);
+    let line = &json_lines(&out)[0];
+    let failures = line["failures"].as_array().expect("failures");
+    let got: Vec<(String, Value)> = failures
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap_or("").to_string(),
+                f["step"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("unknown_action".to_string(), Value::from(2)),
+            ("unknown_object".to_string(), Value::from(3)),
+            ("unsatisfied_goal".to_string(), Value::Null),
+        ]
+    );
+    assert_eq!(at(&failures[1]["source"]["location"]), (4, 16));
+    assert_eq!(failures[2]["unmet"][0]["literal"], "(item-at soup table)");
+    assert_eq!(failures[2]["unmet"].as_array().map(Vec::len), Some(1));
+    assert_eq!(line["failure"]["kind"], "unknown_action");
+
+    // flights two-failures.plan: step 1 needs fuel 7 with 5 (applied anyway under
+    // --continue: the plane is now at oslo), step 2 names `madrid` (skipped); the goal
+    // (at plane1 oslo) holds, so exactly two failures.
+    let (code2, line) = flights_json(&["--continue"], "two-failures.plan");
+    assert_eq!(code2, 1);
+    assert_eq!(line["valid"], false);
+    let failures = line["failures"].as_array().expect("failures");
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert_eq!(failures[0]["kind"], "unsatisfied_precondition");
+    assert_eq!(failures[0]["step"], 1);
+    assert_eq!(failures[1]["kind"], "unknown_object");
+    assert_eq!(failures[1]["step"], 2);
+
+    // Without --continue: only the first failure, and no `failures` list.
+    let (code1, line) = flights_json(&[], "two-failures.plan");
+    assert_eq!(code1, 1);
+    assert_eq!(line["failure"]["step"], 1);
+    assert!(line.get("failures").is_none(), "{line}");
+
+    // The human report shows both, under one line for the plan.
+    let out = validate(
+        &fixture("flights"),
+        &["--continue", "--color", "never"],
+        &["two-failures.plan"],
+    );
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("two-failures.plan: invalid (2 steps, 2 failures)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("safeplan::unsatisfied_precondition"),
+        "{text}"
+    );
+    assert!(text.contains("safeplan::unknown_object"), "{text}");
+    assert!(!text.contains("plans:"), "one plan, no tally: {text}");
+}
+
+#[test]
+fn validate_numeric_precondition() {
+    // low-fuel.plan: (fly plane1 paris oslo) with (fuel plane1) = 5 and (distance paris
+    // oslo) = 7: the precondition's (>= ...) is false at step 1.
+    let (code, line) = flights_json(&[], "low-fuel.plan");
+    assert_eq!(code, 1);
+    let f = &line["failure"];
+    assert_eq!(f["kind"], "unsatisfied_precondition");
+    assert_eq!(f["step"], 1);
+    assert_eq!(f["action"], "(fly plane1 paris oslo)");
+    assert_eq!(f["source"]["file"], "domain");
+    assert_eq!(f["source"]["location"]["file"], "domain.pddl");
+    // `(and` of the precondition: line 10, column 19.
+    assert_eq!(at(&f["source"]["location"]), (10, 19));
+    let unmet = f["unmet"].as_array().expect("unmet");
+    assert_eq!(unmet.len(), 1, "{unmet:?}");
+    assert_eq!(
+        unmet[0]["literal"],
+        "(>= (fuel plane1) (distance paris oslo))"
+    );
+    assert_eq!(unmet[0]["values"][0]["fluent"], "(fuel plane1)");
+    assert_eq!(unmet[0]["values"][0]["value"], 5.0);
+    assert_eq!(unmet[0]["values"][1]["fluent"], "(distance paris oslo)");
+    assert_eq!(unmet[0]["values"][1]["value"], 7.0);
+    assert_eq!(at(&unmet[0]["source"]["location"]), (11, 24));
+    assert!(f["advice"].as_array().is_some_and(|a| !a.is_empty()));
+}
+
+#[test]
+fn validate_malformed_steps_point_into_the_plan() {
+    // unknown-object.plan: step 2 flies to `berlin`, which the problem does not declare.
+    let (code, line) = flights_json(&[], "unknown-object.plan");
+    assert_eq!(code, 1);
+    let f = &line["failure"];
+    assert_eq!(f["kind"], "unknown_object");
+    assert_eq!(f["step"], 2);
+    assert_eq!(f["source"]["location"]["file"], "unknown-object.plan");
+    assert_eq!(at(&f["source"]["location"]), (2, 19));
+
+    // arity.plan: `refuel` takes a plane and a city; the step gives one argument.
+    let (code, line) = flights_json(&[], "arity.plan");
+    assert_eq!(code, 1);
+    let f = &line["failure"];
+    assert_eq!(f["kind"], "arity_mismatch");
+    assert_eq!(f["step"], 1);
+    assert_eq!(f["action"], "(refuel plane1)");
+    assert_eq!(at(&f["source"]["location"]), (1, 1));
+
+    // wrong-type.plan: `paris` is a city where `fly` wants a plane.
+    let (code, line) = flights_json(&[], "wrong-type.plan");
+    assert_eq!(code, 1);
+    let f = &line["failure"];
+    assert_eq!(f["kind"], "type_mismatch");
+    assert_eq!(f["step"], 1);
+    assert_eq!(at(&f["source"]["location"]), (1, 6));
+}
+
+#[test]
+fn validate_goal_and_numeric_errors() {
+    // short.plan: one hop to rome (fuel 5 >= 4), then the goal (at plane1 oslo) is false.
+    let (code, line) = flights_json(&[], "short.plan");
+    assert_eq!(code, 1);
+    let f = &line["failure"];
+    assert_eq!(f["kind"], "unsatisfied_goal");
+    assert_eq!(f["step"], Value::Null);
+    assert_eq!(f["unmet"][0]["literal"], "(at plane1 oslo)");
+    assert_eq!(f["source"]["location"]["file"], "problem.pddl");
+    assert_eq!(at(&f["source"]["location"]), (11, 10));
+
+    // no-distance.plan: after the hop to rome, step 2 reads (distance rome oslo), which
+    // the problem never sets.
+    let (code, line) = flights_json(&[], "no-distance.plan");
+    assert_eq!(code, 1);
+    let f = &line["failure"];
+    assert_eq!(f["kind"], "numeric_error");
+    assert_eq!(f["step"], 2);
+    assert_eq!(f["action"], "(fly plane1 rome oslo)");
+    assert!(
+        f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("(distance rome oslo)")),
+        "{f}"
+    );
+
+    // The human report names the step and gives the advice.
+    let out = validate(
+        &fixture("flights"),
+        &["--color", "never"],
+        &["no-distance.plan"],
+    );
+    let text = stdout(&out);
+    assert!(text.contains("safeplan::numeric_error"), "{text}");
+    assert!(text.contains("step 2 (fly plane1 rome oslo): "), "{text}");
+    assert!(text.contains("help: "), "{text}");
+}
+
+#[test]
+fn validate_valid_plan_with_a_metric() {
+    // valid.plan: refuel to 10, fly 7: at oslo with 3 fuel; the metric is (fuel plane1).
+    let out = validate(&fixture("flights"), &[], &["valid.plan"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert_eq!(stdout(&out), "valid.plan: valid (2 steps, metric 3)\n");
+    let (code, line) = flights_json(&[], "valid.plan");
+    assert_eq!(code, 0);
+    assert_eq!(line["valid"], true);
+    assert_eq!(line["steps"], 2);
+    assert_eq!(line["metric"], 3.0);
+    assert_eq!(line["failure"], Value::Null);
+}
+
+#[test]
+fn validate_several_plans_with_one_unreadable() {
+    let dir = fixture("flights");
+    let plans = ["valid.plan", "missing.plan", "low-fuel.plan"];
+    let out = validate(&dir, &["--color", "never"], &plans);
+    // An input error wins over an invalid plan.
+    assert_eq!(code(&out), 2);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("valid.plan: valid (2 steps, metric 3)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "missing.plan: not validated (cannot read it: No such file or directory)\n  hint: "
+        ),
+        "{text}"
+    );
+    // The plan after the unreadable one is still validated.
+    assert!(text.contains("low-fuel.plan: invalid (1 step)"), "{text}");
+    assert!(
+        text.ends_with("\n3 plans: 1 valid, 1 invalid, 1 not validated\n"),
+        "{text}"
+    );
+
+    let out = validate(&dir, &["--json"], &plans);
+    assert_eq!(code(&out), 2);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["valid"], true);
+    assert_eq!(lines[1]["plan"], "missing.plan");
+    assert!(lines[1].get("valid").is_none());
+    assert!(
+        lines[1]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("cannot read missing.plan: ")),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[1]["error"]["files"], Value::Array(Vec::new()));
+    assert_eq!(lines[2]["failure"]["kind"], "unsatisfied_precondition");
+}
+
+#[test]
+fn validate_a_plan_that_does_not_read_is_an_input_error() {
+    let dir = fixture("flights");
+    let out = validate(
+        &dir,
+        &["--color", "never"],
+        &["unclosed.plan", "valid.plan"],
+    );
+    assert_eq!(code(&out), 2);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("unclosed.plan: not validated (1 error in the plan file)\n"),
+        "{text}"
+    );
+    assert!(text.contains("[unclosed.plan:"), "{text}");
+    assert!(
+        text.contains("valid.plan: valid (2 steps, metric 3)"),
+        "{text}"
+    );
+
+    let out = validate(&dir, &["--json"], &["unclosed.plan"]);
+    assert_eq!(code(&out), 2);
+    let line = &json_lines(&out)[0];
+    assert_eq!(line["plan"], "unclosed.plan");
+    let file = &line["error"]["files"][0];
+    assert_eq!(file["path"], "unclosed.plan");
+    assert_eq!(file["kind"], "plan");
+    let d = &file["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["line"], 2);
+}
+
+#[test]
+fn validate_exit_codes() {
+    let dir = fixture("flights");
+    for (plans, want) in [
+        (&["valid.plan"][..], 0),
+        (&["valid.plan", "valid.plan"], 0),
+        (&["valid.plan", "short.plan"], 1),
+        (&["arity.plan"], 1),
+        (&["short.plan", "unclosed.plan"], 2),
+        (&["missing.plan"], 2),
+    ] {
+        for json in [false, true] {
+            let extra: &[&str] = if json { &["--json"] } else { &[] };
+            let out = validate(&dir, extra, plans);
+            assert_eq!(code(&out), want, "{plans:?} {extra:?}: {}", stdout(&out));
+        }
+    }
+    // An unreadable domain or problem: nothing is validated, as with `check`.
+    let out = run_in(
+        &dir,
+        &["validate", "nope.pddl", "problem.pddl", "valid.plan"],
+    );
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with("error: cannot read nope.pddl: "),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("DOMAIN PROBLEM PLAN..."),
+        "{}",
+        stderr(&out)
+    );
+    // Usage: at least one plan.
+    let out = run_in(&dir, &["validate", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    let out = run_in(&dir, &["validate", "--help"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("--continue"), "{}", stdout(&out));
+}
+
+#[test]
+fn validate_a_task_with_errors_validates_nothing() {
+    let dir = Dir::new("validate-task-errors");
+    dir.write("domain.pddl", DOMAIN.replace("(q ?x) (not", "(r ?x) (not"))
+        .write("problem.pddl", PROBLEM)
+        .write("a.plan", PLAN)
+        .write("b.plan", PLAN);
+    let args = [
+        "validate",
+        "domain.pddl",
+        "problem.pddl",
+        "a.plan",
+        "b.plan",
+    ];
+    let out = run(&dir, &[&args[..], &["--color", "never"]].concat());
+    assert_eq!(code(&out), 2);
+    let text = stdout(&out);
+    assert!(text.contains("safeplan::undefined-predicate"), "{text}");
+    assert!(text.contains("[domain.pddl:"), "{text}");
+    assert!(
+        text.contains("a.plan: not validated (the domain has errors, see above)\n"),
+        "{text}"
+    );
+    assert!(text.contains("b.plan: not validated"), "{text}");
+    assert!(
+        text.ends_with("\n2 plans: 0 valid, 0 invalid, 2 not validated\n"),
+        "{text}"
+    );
+
+    let out = run(&dir, &[&args[..], &["--json"]].concat());
+    assert_eq!(code(&out), 2);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["plan"], "b.plan");
+    let files = lines[0]["error"]["files"].as_array().expect("files");
+    assert_eq!(files[0]["kind"], "domain");
+    assert_eq!(files[0]["diagnostics"][0]["code"], "undefined-predicate");
+}
+
+#[test]
+fn validate_an_unsupported_task_is_an_input_error() {
+    let dir = Dir::new("validate-durative");
+    dir.write(
+        "domain.pddl",
+        "(define (domain d)\n  (:requirements :durative-actions)\n  (:predicates (p))\n  \
+         (:durative-action a\n    :parameters ()\n    :duration (= ?duration 1)\n    \
+         :condition (at start (p))\n    :effect (at end (not (p)))))\n",
+    )
+    .write(
+        "problem.pddl",
+        "(define (problem t) (:domain d) (:init (p)) (:goal (not (p))))\n",
+    )
+    .write("plan.txt", "0: (a) [1]\n");
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--color",
+            "never",
+            "domain.pddl",
+            "problem.pddl",
+            "plan.txt",
+        ],
+    );
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("safeplan::unsupported"), "{text}");
+    assert!(text.contains("[domain.pddl:4:21]"), "{text}");
+    assert!(text.contains("plan.txt: not validated"), "{text}");
+}
+
+#[test]
+fn validate_llm_plan_and_strict() {
+    let dir = Dir::new("validate-llm");
+    dir.write("domain.pddl", DOMAIN)
+        .write("problem.pddl", PROBLEM)
+        .write(
+            "reply.md",
+            "Sure! Here is the plan:\n\n1. (a o1)\n2. (a o2)\n\nThat should do it.\n",
+        );
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--llm-plan",
+            "--strict",
+            "domain.pddl",
+            "problem.pddl",
+            "reply.md",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("reply.md: valid (2 steps"),
+        "{}",
+        stdout(&out)
+    );
+    // Without --llm-plan the prose is not a plan.
+    let out = run(
+        &dir,
+        &["validate", "domain.pddl", "problem.pddl", "reply.md"],
+    );
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+}
+
+#[test]
+fn validate_colour_and_closed_pipe() {
+    let dir = fixture("flights");
+    let always = stdout(&validate(&dir, &["--color", "always"], &["low-fuel.plan"]));
+    assert!(always.contains('\x1b'), "{always}");
+    let plain = stdout(&validate(&dir, &[], &["low-fuel.plan"]));
+    assert!(plain.is_ascii(), "{plain}");
+
+    // Many plans, nobody reading: no panic, and the exit code still covers every plan.
+    let mut plans = vec!["valid.plan"; 2000];
+    plans.push("short.plan");
+    for extra in [&[][..], &["--json"]] {
+        let mut args = vec!["validate"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["domain.pddl", "problem.pddl"]);
+        args.extend_from_slice(&plans);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_safeplan"))
+            .args(&args)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn safeplan");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("wait for safeplan");
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(code(&out), 1, "{extra:?}: {err}");
+    }
+}
+
+#[test]
+fn plain_rendering_of_a_failed_precondition() {
+    let out = validate(
+        &fixture("flights"),
+        &["--color", "never"],
+        &["low-fuel.plan"],
+    );
+    assert_eq!(code(&out), 1);
+    insta::assert_snapshot!(stdout(&out));
+}
+
+#[test]
+fn plain_rendering_of_a_failed_goal() {
+    let out = validate(&hot_soup(), &["--color", "never"], &["unsafe.plan"]);
+    assert_eq!(code(&out), 1);
+    insta::assert_snapshot!(stdout(&out));
+}
+
+#[test]
+fn plain_rendering_of_an_unknown_object() {
+    let out = validate(
+        &fixture("flights"),
+        &["--color", "never"],
+        &["unknown-object.plan"],
+    );
+    assert_eq!(code(&out), 1);
+    insta::assert_snapshot!(stdout(&out));
+}
+
+// --- validate against VAL's verdicts on the shared corpus ----------------------------------
+
+/// The shared reference data (`../shared/data` beside the repository, or `$SAFEPLAN_DATA`);
+/// `None` (skip) when it is not on this machine, a failure under `CI=true`.
+#[allow(clippy::print_stderr)] // a skipped corpus must be visible in the test output
+fn data_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("SAFEPLAN_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    };
+    if dir.join("ipc/manifest.jsonl").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "reference data not found at {} (set SAFEPLAN_DATA); under CI=true this is a failure",
+            dir.display()
+        );
+    }
+    eprintln!("skipping: reference data not found at {}", dir.display());
+    None
+}
+
+/// VAL's failure kind in ours.
+fn our_kind(val: &str) -> &str {
+    match val {
+        "precondition" => "unsatisfied_precondition",
+        "goal_not_satisfied" => "unsatisfied_goal",
+        "type_error" => "type_mismatch",
+        other => other,
+    }
+}
+
+#[test]
+fn validate_agrees_with_val_on_a_sample_of_the_corpus() {
+    let Some(data) = data_dir() else {
+        return;
+    };
+    let dir = data.join("ipc");
+    let manifest = std::fs::read_to_string(dir.join("manifest.jsonl")).expect("read manifest");
+    let lines: Vec<Value> = manifest
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a manifest line"))
+        .collect();
+
+    // One line per (mutation, VAL verdict, typed or not), spread over the domains: for
+    // each group in turn, the line whose domain has been picked least so far.
+    let typed = |l: &Value| {
+        l["detected_features"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|x| x == ":typing"))
+    };
+    let key = |l: &Value| {
+        format!(
+            "{} {} {}",
+            l["mutation"].as_str().unwrap_or("planner"),
+            l["failure"]["kind"].as_str().unwrap_or("valid"),
+            if typed(l) { "typed" } else { "untyped" }
+        )
+    };
+    let mut groups: std::collections::BTreeMap<String, Vec<&Value>> = Default::default();
+    for l in &lines {
+        groups.entry(key(l)).or_default().push(l);
+    }
+    let mut used: std::collections::HashMap<&str, usize> = Default::default();
+    let mut sample: Vec<&Value> = Vec::new();
+    for members in groups.values() {
+        let pick = members
+            .iter()
+            .min_by_key(|l| {
+                used.get(l["domain"].as_str().unwrap_or(""))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .copied();
+        if let Some(l) = pick {
+            *used.entry(l["domain"].as_str().unwrap_or("")).or_default() += 1;
+            sample.push(l);
+        }
+    }
+    let kinds: std::collections::BTreeSet<&str> = sample
+        .iter()
+        .map(|l| l["failure"]["kind"].as_str().unwrap_or("valid"))
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "goal_not_satisfied",
+            "precondition",
+            "type_error",
+            "unknown_action",
+            "unknown_object",
+            "valid"
+        ]
+    );
+
+    // One run per task, with all its sampled plans: JSON lines come back in order.
+    let mut by_task: std::collections::BTreeMap<(&str, &str), Vec<&Value>> = Default::default();
+    for l in &sample {
+        by_task
+            .entry((
+                l["domain"].as_str().unwrap_or(""),
+                l["problem"].as_str().unwrap_or(""),
+            ))
+            .or_default()
+            .push(l);
+    }
+    let mut checked = 0;
+    for ((domain, problem), plans) in by_task {
+        let mut args = vec!["validate", "--json", domain, problem];
+        args.extend(plans.iter().map(|l| l["plan"].as_str().unwrap_or("")));
+        let out = run_in(&dir, &args);
+        let got = json_lines(&out);
+        assert_eq!(got.len(), plans.len(), "{args:?}: {}", stderr(&out));
+        for (l, v) in plans.iter().zip(&got) {
+            assert_eq!(v["plan"], l["plan"]);
+            assert_eq!(v["valid"], l["valid"], "{l}\n{v}");
+            if l["valid"] == true {
+                // VAL's "Final value": the metric, or the number of steps without one.
+                let value = if v["metric"].is_null() {
+                    v["steps"].as_f64()
+                } else {
+                    v["metric"].as_f64()
+                };
+                assert_eq!(value, l["value"].as_f64(), "{l}\n{v}");
+            } else {
+                let val_kind = l["failure"]["kind"].as_str().unwrap_or("");
+                // SEMANTICS.md §2: in untyped domains VAL lets an undeclared object through
+                // and fails on a precondition at that step; we name the unknown object.
+                let want = if l["mutation"] == "undeclared_object" && !typed(l) {
+                    "unknown_object"
+                } else {
+                    our_kind(val_kind)
+                };
+                assert_eq!(v["failure"]["kind"], want, "{l}\n{v}");
+                assert_eq!(v["failure"]["step"], l["failure"]["step"], "{l}\n{v}");
+            }
+            checked += 1;
+        }
+        let all_valid = plans.iter().all(|l| l["valid"] == true);
+        assert_eq!(code(&out), if all_valid { 0 } else { 1 }, "{args:?}");
+    }
+    assert!(checked >= 20, "{checked}");
+}
+
+#[test]
+fn validate_answers_the_val_probes_as_documented() {
+    let Some(data) = data_dir() else {
+        return;
+    };
+    let dir = data.join("ipc");
+    let probes = std::fs::read_to_string(dir.join("probes.jsonl")).expect("read probes");
+    let mut seen = 0;
+    for line in probes.lines().filter(|l| !l.trim().is_empty()) {
+        let l: Value = serde_json::from_str(line).expect("a probe line");
+        let name = l["mutation"].as_str().unwrap_or("");
+        let path = |k: &str| l[k].as_str().unwrap_or("").to_string();
+        let out = run_in(
+            &dir,
+            &[
+                "validate",
+                "--json",
+                &path("domain"),
+                &path("problem"),
+                &path("plan"),
+            ],
+        );
+        let got = &json_lines(&out)[0];
+        let verdict = |v: &Value| {
+            (
+                v["valid"].as_bool(),
+                v["failure"]["kind"].as_str().map(str::to_string),
+                v["failure"]["step"].as_u64(),
+            )
+        };
+        let answer = |valid: bool, kind: Option<&str>, step: Option<u64>| {
+            (Some(valid), kind.map(str::to_string), step)
+        };
+        // docs/CLI.md, "Where we differ from VAL".
+        let (want_code, error_in): (i32, Option<&str>) = match name {
+            // Plans VAL half-reads or cannot read: a reading error, not validated.
+            "plan-unbalanced-paren"
+            | "plan-extra-close-paren"
+            | "plan-hash-line-before-steps"
+            | "plan-junk-words-mid-plan"
+            | "plan-junk-words-after-last-step"
+            | "plan-steps-without-parens" => (2, Some("plan")),
+            // Problems the checker refuses: no plan is validated.
+            "duplicate-object-declaration"
+            | "duplicate-object-used-as-other-type"
+            | "object-missing-from-problem" => (2, Some("problem")),
+            _ => {
+                let want = match name {
+                    // Sequential semantics: no happenings, no mutex check.
+                    "timestamps-equal-mutex" | "timestamps-within-0.001-merged" => {
+                        answer(true, None, None)
+                    }
+                    "bare-numeric-effect-domain" => answer(true, None, None),
+                    "read-undefined-fluent" => answer(false, Some("numeric_error"), Some(1)),
+                    // VAL crashes; step 3 has the wrong number of arguments.
+                    "wrong-arity-too-few" | "wrong-arity-too-many" => {
+                        answer(false, Some("arity_mismatch"), Some(3))
+                    }
+                    "untyped-undeclared-object" => answer(false, Some("unknown_object"), Some(1)),
+                    _ => answer(
+                        l["valid"] == true,
+                        l["failure"]["kind"].as_str().map(our_kind),
+                        l["failure"]["step"].as_u64(),
+                    ),
+                };
+                assert_eq!(verdict(got), want, "{name}: {got}");
+                (if want.0 == Some(true) { 0 } else { 1 }, None)
+            }
+        };
+        assert_eq!(code(&out), want_code, "{name}: {got}");
+        if let Some(kind) = error_in {
+            let files = got["error"]["files"].as_array().expect("error files");
+            let with_errors: Vec<&Value> = files
+                .iter()
+                .filter(|f| {
+                    f["diagnostics"]
+                        .as_array()
+                        .is_some_and(|d| d.iter().any(|d| d["severity"] == "error"))
+                })
+                .collect();
+            assert_eq!(with_errors.len(), 1, "{name}: {got}");
+            assert_eq!(with_errors[0]["kind"], kind, "{name}: {got}");
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 26);
+}

@@ -1,0 +1,320 @@
+//! `safeplan validate`: read and check the task, compile it, then validate each plan and
+//! print its verdict as soon as it is known.
+//!
+//! The domain and problem go through exactly what `safeplan check` does ([`crate::check`]),
+//! then [`Task::compile`]. Each plan is then read on its own and executed by one reused
+//! [`Validator`]; its result is a [`PlanResult`], plain data that [`crate::render`] (human)
+//! or [`crate::report`] (JSON Lines) prints. A plan that cannot be read, or that does not
+//! read cleanly, is an input error for that plan alone: the other plans are still validated.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use safeplan_pddl::{Code, Diagnostic, Domain, FileKind, Problem, Span};
+use safeplan_validate::{CompileOptions, Task, TaskError, ValidateOptions, Validator, Verdict};
+
+use crate::args::ValidateArgs;
+use crate::check::Failure;
+use crate::check::{
+    Checked, FileResult, Outcome, ReadError, check, check_options, load_plan, read_input,
+    read_inputs,
+};
+use crate::render::Renderer;
+
+/// The file arguments of `safeplan validate`, for hints.
+const USAGE: &str = "DOMAIN PROBLEM PLAN...";
+
+/// How a run of `safeplan validate` ended (the exit code is derived from this).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every plan is valid.
+    Valid,
+    /// Some plan is invalid, and every input could be read.
+    Invalid,
+    /// Some input could not be used: a domain, problem or plan with errors, or a plan file
+    /// that cannot be read.
+    InputErrors,
+}
+
+/// What happened to one plan.
+// One value per plan, printed and dropped at once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum PlanResult {
+    /// The plan was read and executed.
+    Validated {
+        /// The plan file, with its reading warnings (under `--llm-plan`, skipped text).
+        file: FileResult,
+        /// The library's verdict.
+        verdict: Verdict,
+    },
+    /// The plan file could not be read at all.
+    Unreadable(ReadError),
+    /// The plan file has reading errors (its diagnostics); it was not executed.
+    Unread(FileResult),
+    /// The domain or problem has errors, so no plan could be executed.
+    NoTask {
+        /// The plan's path as given.
+        path: String,
+    },
+}
+
+impl PlanResult {
+    /// The plan's path as given on the command line.
+    pub fn path(&self) -> String {
+        match self {
+            PlanResult::Validated { file, .. } | PlanResult::Unread(file) => file.path.clone(),
+            PlanResult::Unreadable(e) => e.path.display().to_string(),
+            PlanResult::NoTask { path } => path.clone(),
+        }
+    }
+
+    /// Whether the plan was executed and is valid.
+    pub fn is_valid(&self) -> bool {
+        matches!(self, PlanResult::Validated { verdict, .. } if verdict.valid)
+    }
+
+    /// Whether the plan could not be validated because of an input error.
+    pub fn is_input_error(&self) -> bool {
+        !matches!(self, PlanResult::Validated { .. })
+    }
+}
+
+/// Counts over the plans of one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Plans executed and valid.
+    pub valid: usize,
+    /// Plans executed and invalid.
+    pub invalid: usize,
+    /// Plans not validated because of an input error.
+    pub not_validated: usize,
+}
+
+impl Tally {
+    fn add(&mut self, result: &PlanResult) {
+        if result.is_valid() {
+            self.valid += 1;
+        } else if result.is_input_error() {
+            self.not_validated += 1;
+        } else {
+            self.invalid += 1;
+        }
+    }
+
+    /// All plans counted.
+    pub fn total(&self) -> usize {
+        self.valid + self.invalid + self.not_validated
+    }
+}
+
+/// Run `safeplan validate` and print a verdict per plan on standard output.
+pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
+    let named = [
+        (args.domain.as_path(), FileKind::Domain),
+        (args.problem.as_path(), FileKind::Problem),
+    ];
+    let inputs = read_inputs(&named, USAGE).map_err(Failure::Read)?;
+    let Checked {
+        mut outcome,
+        domain,
+        problem,
+    } = check(inputs, &check_options(args.strict), false);
+    let task = compile(&mut outcome, domain.as_ref(), problem.as_ref(), args.strict);
+
+    let renderer = Renderer::new(color);
+    let stdout = io::stdout();
+    let mut sink = Sink {
+        out: io::BufWriter::new(stdout.lock()),
+        closed: false,
+    };
+    if !args.json {
+        let mut text = Vec::new();
+        crate::render::write_diagnostics(&renderer, &outcome, &mut text).map_err(Failure::Write)?;
+        sink.write(&text).map_err(Failure::Write)?;
+    }
+
+    #[allow(clippy::needless_update)]
+    let options = ValidateOptions {
+        keep_going: args.keep_going,
+        ..ValidateOptions::default()
+    };
+    let mut validator = task.as_ref().map(|t| Validator::new(t, options));
+    let mut tally = Tally::default();
+    for path in &args.plans {
+        let result = match validator.as_mut() {
+            Some(v) => validate_one(path, v, args.llm_plan),
+            None => PlanResult::NoTask {
+                path: path.display().to_string(),
+            },
+        };
+        tally.add(&result);
+        if sink.closed {
+            // Nobody reads any more: keep validating only for the exit code.
+            continue;
+        }
+        let mut text = Vec::new();
+        if args.json {
+            crate::report::write_plan_line(&outcome, &result, &mut text)
+        } else {
+            crate::render::write_plan(&renderer, &outcome, &result, &mut text)
+        }
+        .map_err(Failure::Write)?;
+        sink.write(&text).map_err(Failure::Write)?;
+    }
+    if !args.json && tally.total() > 1 {
+        let mut text = Vec::new();
+        crate::render::write_tally(&renderer, &tally, &mut text).map_err(Failure::Write)?;
+        sink.write(&text).map_err(Failure::Write)?;
+    }
+
+    Ok(if tally.not_validated > 0 {
+        Status::InputErrors
+    } else if tally.invalid > 0 {
+        Status::Invalid
+    } else {
+        Status::Valid
+    })
+}
+
+/// Compile the task when the domain and problem have no errors; otherwise, or when
+/// compiling fails, the reasons end up as error diagnostics in `outcome`.
+fn compile(
+    outcome: &mut Outcome,
+    domain: Option<&Domain>,
+    problem: Option<&Problem>,
+    strict: bool,
+) -> Option<Task> {
+    if outcome.errors() > 0 {
+        return None;
+    }
+    let (Some(domain), Some(problem)) = (domain, problem) else {
+        // Not expected: a file that cannot be parsed at all has an error diagnostic.
+        let missing = if domain.is_none() {
+            FileKind::Domain
+        } else {
+            FileKind::Problem
+        };
+        file_diagnostics(
+            outcome,
+            vec![Diagnostic::error(
+                Code::UnexpectedEof,
+                missing,
+                Span::default(),
+                "nothing could be read from this file",
+            )],
+        );
+        return None;
+    };
+    #[allow(clippy::needless_update)]
+    let options = CompileOptions {
+        strict,
+        ..CompileOptions::default()
+    };
+    match Task::compile_with(domain, problem, &options) {
+        Ok(task) => Some(task),
+        Err(e) => {
+            file_diagnostics(outcome, task_error_diagnostics(e, domain));
+            None
+        }
+    }
+}
+
+/// File each diagnostic under the file it points into (the domain when that is not known).
+fn file_diagnostics(outcome: &mut Outcome, diagnostics: Vec<Diagnostic>) {
+    for d in diagnostics {
+        let at = outcome
+            .files
+            .iter()
+            .position(|f| f.kind == d.file)
+            .unwrap_or(0);
+        if let Some(file) = outcome.files.get_mut(at) {
+            file.diagnostics.push(d);
+        }
+    }
+}
+
+/// Why the task cannot be compiled, as diagnostics in the domain or problem.
+fn task_error_diagnostics(e: TaskError, domain: &Domain) -> Vec<Diagnostic> {
+    const HELP: &str = "safeplan validates sequential plans (PDDL 2.1 without durative actions); \
+                        `safeplan check` still checks this task";
+    match e {
+        TaskError::Invalid(diagnostics) => diagnostics,
+        TaskError::Unsupported { what, file, span } => vec![
+            Diagnostic::error(
+                Code::Unsupported,
+                file,
+                span,
+                format!("{what} is not supported by the validator"),
+            )
+            .with_help(HELP),
+        ],
+        TaskError::Unstratifiable {
+            ref predicate,
+            span,
+        } => vec![
+            Diagnostic::error(Code::Unsupported, FileKind::Domain, span, e.to_string()).with_help(
+                format!(
+                    "rewrite the derived predicates so that `{predicate}` does not depend on \
+                     its own negation"
+                ),
+            ),
+        ],
+        TaskError::TooLarge { ref predicate, .. } => {
+            let span = domain
+                .derived
+                .iter()
+                .find(|d| d.head.name.matches(predicate))
+                .map_or(Span::default(), |d| d.head.span);
+            vec![
+                Diagnostic::error(Code::Unsupported, FileKind::Domain, span, e.to_string())
+                    .with_help("give its parameters narrower types, or use fewer objects"),
+            ]
+        }
+        other => vec![Diagnostic::error(
+            Code::Unsupported,
+            FileKind::Domain,
+            Span::default(),
+            other.to_string(),
+        )],
+    }
+}
+
+/// Read, decode and parse one plan, then execute it.
+fn validate_one(path: &Path, validator: &mut Validator<'_>, llm_plan: bool) -> PlanResult {
+    let input = match read_input(path, FileKind::Plan, USAGE) {
+        Ok(input) => input,
+        Err(e) => return PlanResult::Unreadable(e),
+    };
+    let (file, plan) = load_plan(input, llm_plan);
+    if file.errors() > 0 {
+        return PlanResult::Unread(file);
+    }
+    // An empty file is a plan of no steps, as in VAL.
+    let verdict = validator.validate(&plan.unwrap_or_default());
+    PlanResult::Validated { file, verdict }
+}
+
+/// Standard output, flushed after every plan so verdicts appear as they are known. A reader
+/// that goes away (`| head`) closes it quietly: nothing more is written, and the run goes on
+/// so the exit code still covers every plan.
+struct Sink<W: Write> {
+    out: W,
+    closed: bool,
+}
+
+impl<W: Write> Sink<W> {
+    fn write(&mut self, text: &[u8]) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.out.write_all(text).and_then(|()| self.out.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
