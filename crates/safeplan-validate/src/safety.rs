@@ -21,13 +21,13 @@ use safeplan_pddl::ast::{self, CmpOp, Effect, Expr, Formula, InitEntry};
 use safeplan_pddl::{Domain, Plan, Problem, Span};
 use serde::{Deserialize, Serialize};
 
+use crate::CompileOptions;
 use crate::exec::{NumFault, Pending};
 use crate::explain::Printer;
 use crate::state::State;
 use crate::task::{Cond, Eff, NumExpr, ObjId, PredKind, Task, TaskError};
 use crate::validate::step_text;
 use crate::verdict::Verdict;
-use crate::CompileOptions;
 
 /// How safety intention treats the values it forces to make a precondition hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -323,7 +323,10 @@ impl SafetyTask {
                 SiMode::Despite => st.clone(),
                 SiMode::Strict => forced.clone(),
             };
-            if task.apply_computed(&mut next, &forced, &mut pending).is_ok() {
+            if task
+                .apply_computed(&mut next, &forced, &mut pending)
+                .is_ok()
+            {
                 st = next;
             }
         }
@@ -478,7 +481,8 @@ fn mirror(op: CmpOp) -> CmpOp {
 /// d_max from the goal: `(= (danger) K)` and `(<= (danger) K)` give K, `(< (danger) K)`
 /// gives K − 1 (danger counts whole events); mirrored forms likewise.
 fn danger_bound(goal: &Formula, name: &str) -> Option<f64> {
-    let is_danger = |e: &Expr| matches!(e, Expr::Fluent(f) if f.function.matches(name) && f.args.is_empty());
+    let is_danger =
+        |e: &Expr| matches!(e, Expr::Fluent(f) if f.function.matches(name) && f.args.is_empty());
     match goal {
         Formula::And(parts, _) => parts.iter().find_map(|p| danger_bound(p, name)),
         Formula::Compare(op, l, r, _) => {
@@ -523,7 +527,8 @@ pub fn basic_task(domain: &Domain, problem: &Problem, name: &str) -> (Domain, Pr
         }
     }
     let mut p = problem.clone();
-    p.init.retain(|e| !matches!(e, InitEntry::Assign(f, _, _) if f.function.matches(name)));
+    p.init
+        .retain(|e| !matches!(e, InitEntry::Assign(f, _, _) if f.function.matches(name)));
     p.goal = p.goal.take().map(|g| match g {
         Formula::And(parts, span) => Formula::And(
             parts

@@ -5,6 +5,7 @@ mod differential;
 mod r#gen;
 mod reference;
 mod reference_ipc;
+mod safety;
 mod semantics;
 
 use std::path::PathBuf;
