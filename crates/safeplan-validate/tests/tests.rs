@@ -6,6 +6,7 @@ mod r#gen;
 mod reference;
 mod reference_ipc;
 mod safety;
+mod scale;
 mod semantics;
 
 use std::path::PathBuf;
