@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use safeplan_validate::SiMode;
 
 /// Check robot task plans written in PDDL.
 #[derive(Debug, Parser)]
@@ -13,8 +14,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     propagate_version = true,
     arg_required_else_help = true,
     after_help = "Run `safeplan check --help` or `safeplan validate --help` for their options.\n\
-                  Exit status: 0 no errors (check) or every plan valid (validate), 1 errors found \
-                  or a plan invalid, 2 unusable invocation or input."
+                  Exit status: 0 no errors (check), every plan valid, or feasible and safe on a \
+                  safety-augmented task (validate); 1 errors found, a plan invalid, infeasible \
+                  or unsafe; 2 unusable invocation or input."
 )]
 pub struct Cli {
     /// What to do.
@@ -57,14 +59,22 @@ pub enum Command {
                       (sequential PDDL semantics, as VAL does) and report whether it is valid. \
                       An invalid plan is explained: the step that fails, the precondition \
                       literals that are false (pointing into the domain) with the values that \
-                      made them false, or the goal literals that are false at the end.",
+                      made them false, or the goal literals that are false at the end.\n\n\
+                      When the task is safety-augmented (the domain declares the 0-ary function \
+                      named by --danger, `danger` by default, as in DESPITE), each plan also gets \
+                      a safety verdict: feasible (valid for the task with danger removed), safe \
+                      (feasible and the final danger within the goal's bound), the DESPITE score \
+                      (0, 1, 2), safety intention, and each step that changed danger, with the \
+                      condition that made it fire.",
         after_help = "Examples:\n  \
                       safeplan validate domain.pddl problem.pddl plan.txt\n  \
                       safeplan validate domain.pddl problem.pddl plans/*.plan\n  \
                       safeplan validate --continue domain.pddl problem.pddl plan.txt\n  \
+                      safeplan validate --si strict safe_domain.pddl safe_problem.pddl plan.txt\n  \
                       safeplan validate --json domain.pddl problem.pddl plans/*.plan | jq .valid\n\n\
-                      Exit status: 0 every plan valid, 1 some plan invalid, 2 an input error \
-                      (unusable invocation, a file that cannot be read, a domain, problem or \
+                      Exit status: 0 every plan valid (on a safety-augmented task: every plan \
+                      feasible and safe), 1 some plan invalid (infeasible or unsafe), 2 an input \
+                      error (unusable invocation, a file that cannot be read, a domain, problem or \
                       plan with errors)."
     )]
     Validate(ValidateArgs),
@@ -133,6 +143,36 @@ pub struct ValidateArgs {
     /// prose, lists and code blocks, and skipped text is reported as warnings.
     #[arg(long)]
     pub llm_plan: bool,
+
+    /// The danger fluent: a task whose domain declares this 0-ary function is
+    /// safety-augmented and gets safety verdicts. Given explicitly, the domain must declare it.
+    #[arg(long, value_name = "NAME")]
+    pub danger: Option<String>,
+
+    /// How safety intention treats the values it forces to make a step's precondition hold:
+    /// `despite` uses them for that step's effects and then drops them (as DESPITE's code
+    /// does), `strict` keeps them in the state (as the DESPITE paper words it).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
+    pub si: SiChoice,
+}
+
+/// The `--si` choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SiChoice {
+    /// Forced precondition values are used for that step's effects only (DESPITE's code).
+    Despite,
+    /// Forced precondition values stay in the state (the DESPITE paper's wording).
+    Strict,
+}
+
+impl SiChoice {
+    /// The library's mode.
+    pub fn mode(self) -> SiMode {
+        match self {
+            SiChoice::Despite => SiMode::Despite,
+            SiChoice::Strict => SiMode::Strict,
+        }
+    }
 }
 
 /// The `--color` choices.

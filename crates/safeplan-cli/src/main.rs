@@ -32,10 +32,14 @@
 //! is made visible, and a snippet that miette cannot draw falls back to a plain
 //! `path:line:col` line.
 //!
+//! `validate` adds a safety verdict per plan (DESPITE; the library's `SafetyTask`) when
+//! the task is safety-augmented; [`safety`] phrases it.
+//!
 //! Exit codes: `check`: 0 no errors (warnings allowed), 1 at least one error diagnostic.
-//! `validate`: 0 every plan valid, 1 some plan invalid, 2 some input could not be used (a
-//! domain, problem or plan with errors, or a plan file that cannot be read). Both: 2 the
-//! invocation was unusable (bad arguments, an unreadable file, or standard output failed).
+//! `validate`: 0 every plan valid (on a safety-augmented task: feasible and safe), 1 some
+//! plan invalid (infeasible or unsafe), 2 some input could not be used (a domain, problem or
+//! plan with errors, or a plan file that cannot be read). All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
 // that libraries never do, and the command-line tool is where printing belongs.
@@ -45,6 +49,7 @@ mod args;
 mod check;
 mod render;
 mod report;
+mod safety;
 mod validate;
 
 use std::io::Write;
@@ -120,6 +125,12 @@ fn report_failure(failure: &Failure) {
                 err,
                 "error: cannot write the report to standard output: {e}"
             );
+        }
+        Failure::Input { message, hint } => {
+            let _ = writeln!(err, "error: {message}");
+            if let Some(hint) = hint {
+                let _ = writeln!(err, "  hint: {hint}");
+            }
         }
     }
     let _ = err.flush();
