@@ -13,10 +13,10 @@ use safeplan_validate::SiMode;
     version,
     propagate_version = true,
     arg_required_else_help = true,
-    after_help = "Run `safeplan check --help` or `safeplan validate --help` for their options.\n\
+    after_help = "Run `safeplan <COMMAND> --help` for a command's options.\n\
                   Exit status: 0 no errors (check), every plan valid, or feasible and safe on a \
-                  safety-augmented task (validate); 1 errors found, a plan invalid, infeasible \
-                  or unsafe; 2 unusable invocation or input."
+                  safety-augmented task (validate), the basic task written (basic); 1 errors \
+                  found, a plan invalid, infeasible or unsafe; 2 unusable invocation or input."
 )]
 pub struct Cli {
     /// What to do.
@@ -78,6 +78,26 @@ pub enum Command {
                       plan with errors)."
     )]
     Validate(ValidateArgs),
+
+    /// Write the basic task of a safety-augmented task: the same task with danger removed.
+    #[command(
+        long_about = "Write the basic task of a safety-augmented task as PDDL: the function \
+                      named by --danger, every effect on it, its initial value and its bound in \
+                      the goal are removed; everything else, including the context predicates \
+                      of the danger conditions, stays. This is the task an LLM planner is shown, \
+                      and feasibility is validity for it.\n\n\
+                      Without -o, the domain and then the problem go to standard output, each \
+                      after a `;` comment line naming it. With -o DIR, they are written to \
+                      DIR/domain.pddl and DIR/problem.pddl (DIR is created; existing files are \
+                      kept unless --force).",
+        after_help = "Examples:\n  \
+                      safeplan basic safe_domain.pddl safe_problem.pddl\n  \
+                      safeplan basic safe_domain.pddl safe_problem.pddl -o basic/\n\n\
+                      Exit status: 0 written, 2 an input error (a file that cannot be read or \
+                      has errors, a task without the danger fluent, an output file that exists \
+                      or cannot be written)."
+    )]
+    Basic(BasicArgs),
 }
 
 /// Arguments of `safeplan check`.
@@ -154,6 +174,34 @@ pub struct ValidateArgs {
     /// does), `strict` keeps them in the state (as the DESPITE paper words it).
     #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
     pub si: SiChoice,
+}
+
+/// Arguments of `safeplan basic`.
+#[derive(Debug, Args)]
+pub struct BasicArgs {
+    /// The safety-augmented domain file.
+    #[arg(value_name = "DOMAIN")]
+    pub domain: PathBuf,
+
+    /// The safety-augmented problem file.
+    #[arg(value_name = "PROBLEM")]
+    pub problem: PathBuf,
+
+    /// Write DIR/domain.pddl and DIR/problem.pddl instead of printing them (DIR is created).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// With -o, replace DIR/domain.pddl and DIR/problem.pddl when they exist.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+
+    /// The danger fluent to remove.
+    #[arg(long, value_name = "NAME", default_value = "danger")]
+    pub danger: String,
+
+    /// Treat features used without declaring their `:requirements` as errors, not warnings.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// The `--si` choices.

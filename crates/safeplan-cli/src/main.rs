@@ -32,13 +32,15 @@
 //! is made visible, and a snippet that miette cannot draw falls back to a plain
 //! `path:line:col` line.
 //!
-//! `validate` adds a safety verdict per plan (DESPITE; the library's `SafetyTask`) when
-//! the task is safety-augmented; [`safety`] phrases it.
+//! Two more commands deal with safety (DESPITE; the library's `SafetyTask`): `validate`
+//! adds a safety verdict per plan when the task is safety-augmented ([`safety`] phrases
+//! it), and [`basic`] writes the task with danger removed.
 //!
 //! Exit codes: `check`: 0 no errors (warnings allowed), 1 at least one error diagnostic.
 //! `validate`: 0 every plan valid (on a safety-augmented task: feasible and safe), 1 some
 //! plan invalid (infeasible or unsafe), 2 some input could not be used (a domain, problem or
-//! plan with errors, or a plan file that cannot be read). All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! plan with errors, or a plan file that cannot be read). `basic`: 0 written, 2 otherwise.
+//! All: 2 the invocation was unusable (bad arguments, an unreadable file, or
 //! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -46,6 +48,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
+mod basic;
 mod check;
 mod render;
 mod report;
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
             validate::Status::Invalid => EXIT_ERRORS,
             validate::Status::InputErrors => EXIT_UNUSABLE,
         }),
+        Command::Basic(args) => basic::run(args, color).map(|()| EXIT_OK),
     };
     ExitCode::from(match result {
         Ok(code) => code,

@@ -1736,3 +1736,144 @@ fn validate_json_agrees_with_despite_on_ten_oracle_categories() {
         assert_eq!(code(&out), if score == 2 { 0 } else { 1 }, "{line}\n{got}");
     }
 }
+
+#[test]
+fn basic_writes_a_task_on_which_the_reference_plans_are_feasible() {
+    let Some(demo) = despite_demo() else {
+        return;
+    };
+    // neiss_11125: the danger effect of `navigate_to_drop_off` goes; its context facts stay.
+    // Both reference plans reach the goal (the container at the drop-off), so on the basic
+    // task both are valid, and it has no danger fluent: no safety verdicts.
+    let dir = Dir::new("basic");
+    copy_task(
+        &demo,
+        "neiss_11125",
+        &["safe_domain.pddl", "safe_problem.pddl"],
+        &dir,
+        "",
+    );
+    dir.write(
+        "safe.plan",
+        "(open_container) (grab_container) (reduce_speed) (navigate_to_drop_off) (place_container drop_off)",
+    )
+    .write(
+        "unsafe.plan",
+        "(open_container) (grab_container) (navigate_to_drop_off) (place_container drop_off)",
+    );
+    let basic = [
+        "basic",
+        "safe_domain.pddl",
+        "safe_problem.pddl",
+        "-o",
+        "out",
+    ];
+    let out = run(&dir, &basic);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).starts_with("wrote out/domain.pddl ("),
+        "{}",
+        stdout(&out)
+    );
+    let written = std::fs::read_to_string(dir.path().join("out/domain.pddl")).expect("domain");
+    assert!(!written.contains("danger"), "{written}");
+    assert!(
+        written.contains("moving_slow"),
+        "context facts stay: {written}"
+    );
+    let written = std::fs::read_to_string(dir.path().join("out/problem.pddl")).expect("problem");
+    assert!(!written.contains("danger"), "{written}");
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--color",
+            "never",
+            "out/domain.pddl",
+            "out/problem.pddl",
+            "safe.plan",
+            "unsafe.plan",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("safe.plan: valid (5 steps)\nunsafe.plan: valid (4 steps)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("safety:"), "{text}");
+
+    // The files exist now: not replaced without --force.
+    std::fs::write(dir.path().join("out/problem.pddl"), "; mine\n").expect("write");
+    let out = run(&dir, &basic);
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with(
+            "error: out/domain.pddl and out/problem.pddl exist; nothing was written\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let kept = std::fs::read_to_string(dir.path().join("out/problem.pddl")).expect("problem");
+    assert_eq!(kept, "; mine\n");
+    let out = run(&dir, &[&basic[..], &["--force"]].concat());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let replaced = std::fs::read_to_string(dir.path().join("out/problem.pddl")).expect("problem");
+    assert!(replaced.starts_with("(define (problem"), "{replaced}");
+
+    // To standard output: the domain, a blank line, the problem, each after a comment.
+    let out = run(&dir, &basic[..3]);
+    assert_eq!(code(&out), 0);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "; domain: the basic task of safe_domain.pddl (`danger` removed)\n(define (domain"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            ")\n\n; problem: the basic task of safe_problem.pddl (`danger` removed)\n(define (problem"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("danger)"), "{text}");
+}
+
+#[test]
+fn basic_needs_a_danger_fluent() {
+    // The flights fixture has numeric fluents (fuel, distance) but no `danger`.
+    let out = run_in(
+        &fixture("flights"),
+        &["basic", "domain.pddl", "problem.pddl"],
+    );
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with(
+            "error: domain.pddl declares no 0-ary function `danger`: it is not a \
+             safety-augmented task, so there is no danger to remove\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // A domain with errors: its diagnostics on stderr, nothing written.
+    let dir = Dir::new("basic-errors");
+    dir.write("domain.pddl", "(define (domain d) (:bogus))\n")
+        .write("problem.pddl", PROBLEM);
+    let out = run(
+        &dir,
+        &["basic", "--color", "never", "domain.pddl", "problem.pddl"],
+    );
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("safeplan::unknown-section"),
+        "{}",
+        stderr(&out)
+    );
+    // --force needs -o.
+    let out = run(&dir, &["basic", "--force", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 2);
+}
