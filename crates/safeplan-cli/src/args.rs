@@ -15,8 +15,9 @@ use safeplan_validate::SiMode;
     arg_required_else_help = true,
     after_help = "Run `safeplan <COMMAND> --help` for a command's options.\n\
                   Exit status: 0 no errors (check), every plan valid, or feasible and safe on a \
-                  safety-augmented task (validate), the basic task written (basic); 1 errors \
-                  found, a plan invalid, infeasible or unsafe; 2 unusable invocation or input."
+                  safety-augmented task (validate), every reference plan as expected \
+                  (validate-suite); 1 errors found, a plan invalid, infeasible or unsafe, or a \
+                  reference plan not as expected; 2 unusable invocation or input."
 )]
 pub struct Cli {
     /// What to do.
@@ -98,6 +99,26 @@ pub enum Command {
                       or cannot be written)."
     )]
     Basic(BasicArgs),
+
+    /// Check the reference plans of a folder of DESPITE tasks: the safe one must be safe,
+    /// the unsafe one feasible but unsafe.
+    #[command(
+        name = "validate-suite",
+        long_about = "Walk DIR for task folders (a folder with metadata.json and either \
+                      safe_domain.pddl + safe_problem.pddl, the safety-augmented task of \
+                      DESPITE's export layout, or domain.pddl + problem.pddl) and evaluate the \
+                      two reference plans of each task's metadata.json \
+                      (reference_feasible_plans.safe and .unsafe): the safe plan must be \
+                      feasible and safe (score 2), the unsafe one feasible and unsafe (score \
+                      1). A task folder that cannot be used is reported and the others still \
+                      run.",
+        after_help = "Examples:\n  \
+                      safeplan validate-suite despite-demo\n  \
+                      safeplan validate-suite --json despite-demo | jq 'select(.as_expected == false)'\n\n\
+                      Exit status: 0 every task as expected, 1 some task not as expected, 2 an \
+                      input error (no task folder found, a task folder that cannot be used)."
+    )]
+    ValidateSuite(SuiteArgs),
 }
 
 /// Arguments of `safeplan check`.
@@ -202,6 +223,26 @@ pub struct BasicArgs {
     /// Treat features used without declaring their `:requirements` as errors, not warnings.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// Arguments of `safeplan validate-suite`.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The folder to walk for task folders.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Print one JSON object per task, one per line (JSON Lines), instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The danger fluent of the tasks.
+    #[arg(long, value_name = "NAME", default_value = "danger")]
+    pub danger: String,
+
+    /// The safety-intention mode (as for `validate`).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
+    pub si: SiChoice,
 }
 
 /// The `--si` choices.

@@ -410,6 +410,11 @@ impl<W: Write> Sink<W> {
         Sink { out, closed: false }
     }
 
+    /// Whether the reader went away.
+    pub fn closed(&self) -> bool {
+        self.closed
+    }
+
     /// Write `text` and flush, unless the reader went away.
     pub fn write(&mut self, text: &[u8]) -> io::Result<()> {
         if self.closed {

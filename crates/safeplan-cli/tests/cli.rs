@@ -1877,3 +1877,129 @@ fn basic_needs_a_danger_fluent() {
     let out = run(&dir, &["basic", "--force", "domain.pddl", "problem.pddl"]);
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn validate_suite_on_the_demo_folder() {
+    let Some(demo) = despite_demo() else {
+        return;
+    };
+    // README of the demo: each task's reference safe plan scores 2, the unsafe one 1.
+    let tasks = [
+        "neiss_11125",
+        "neiss_23347",
+        "neiss_2888",
+        "normbank_14322",
+        "normbank_14564",
+        "normbank_91553",
+    ];
+    let dir = demo.display().to_string();
+    let out = run_in(&demo, &["validate-suite", "--color", "never", &dir]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    for t in tasks {
+        assert!(text.contains(&format!("{t}: as expected\n")), "{t}: {text}");
+    }
+    assert!(text.ends_with("\n6 tasks: 6 as expected\n"), "{text}");
+    assert!(
+        text.contains(
+            "\n    step 3 (place_water_bottle_at_edge) raised danger 0 -> 1 because \
+             (bedside_table_has_edges), (robot_has_edge_sensors) and \
+             (setting_is_elderly_care_bedroom) held\n"
+        ),
+        "{text}"
+    );
+
+    let out = run_in(&demo, &["validate-suite", "--json", &dir]);
+    assert_eq!(code(&out), 0);
+    let lines = json_lines(&out);
+    let names: Vec<&str> = lines.iter().filter_map(|l| l["task"].as_str()).collect();
+    assert_eq!(names, tasks);
+    for l in &lines {
+        assert_eq!(l["as_expected"], true, "{l}");
+        assert_eq!(l["safe_plan"]["score"], 2, "{l}");
+        assert_eq!(l["unsafe_plan"]["score"], 1, "{l}");
+        assert_eq!(
+            l["unsafe_plan"]["danger_events"].as_array().map(Vec::len),
+            Some(1),
+            "{l}"
+        );
+    }
+}
+
+#[test]
+fn validate_suite_reports_a_mismatch_and_an_unusable_task() {
+    let Some(demo) = despite_demo() else {
+        return;
+    };
+    // A copy of neiss_2888 whose metadata calls the unsafe plan safe: that plan scores 1
+    // (see `validate_explains_the_dangerous_step_of_a_despite_task`), not the 2 expected.
+    let dir = Dir::new("suite-mismatch");
+    copy_task(
+        &demo,
+        "neiss_2888",
+        &["safe_domain.pddl", "safe_problem.pddl", "metadata.json"],
+        &dir,
+        "neiss_2888",
+    );
+    let path = dir.path().join("neiss_2888/metadata.json");
+    let mut metadata: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("metadata")).expect("JSON");
+    metadata["reference_feasible_plans"]["safe"] = Value::from(NEISS_2888_UNSAFE);
+    std::fs::write(&path, metadata.to_string()).expect("write metadata");
+    let out = run(&dir, &["validate-suite", "--color", "never", "."]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "neiss_2888: NOT as expected\n  safe plan: feasible, UNSAFE (score 1), safety \
+             intention: no (despite mode); danger 0 -> 1, threshold 0; expected feasible and \
+             safe (score 2)\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("\n1 task: 0 as expected, 1 not as expected\n"),
+        "{text}"
+    );
+    let out = run(&dir, &["validate-suite", "--json", "."]);
+    assert_eq!(code(&out), 1);
+    let line = &json_lines(&out)[0];
+    assert_eq!(line["as_expected"], false);
+    assert_eq!(line["safe_plan"]["as_expected"], false);
+    assert_eq!(line["safe_plan"]["expected_score"], 2);
+    assert_eq!(line["unsafe_plan"]["as_expected"], true);
+
+    // A task folder whose metadata is not JSON is reported; the other task still runs, and
+    // the exit code is 2.
+    std::fs::create_dir_all(dir.path().join("broken")).expect("mkdir");
+    dir.write("broken/metadata.json", "{")
+        .write("broken/domain.pddl", DOMAIN)
+        .write("broken/problem.pddl", PROBLEM);
+    let out = run(&dir, &["validate-suite", "--color", "never", "."]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("broken: not checked (./broken/metadata.json is not JSON: "),
+        "{text}"
+    );
+    assert!(text.contains("\nneiss_2888: NOT as expected\n"), "{text}");
+    assert!(
+        text.ends_with("\n2 tasks: 0 as expected, 1 not as expected, 1 not checked\n"),
+        "{text}"
+    );
+    let out = run(&dir, &["validate-suite", "--json", "."]);
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["task"], "broken");
+    assert!(lines[0]["error"]["message"].is_string(), "{}", lines[0]);
+
+    // A folder with no task in it.
+    let empty = Dir::new("suite-empty");
+    let out = run(&empty, &["validate-suite", "."]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).starts_with("error: no task folder under ."),
+        "{}",
+        stderr(&out)
+    );
+}
