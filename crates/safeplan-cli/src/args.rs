@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use safeplan_validate::SiMode;
 
 /// Check robot task plans written in PDDL.
 #[derive(Debug, Parser)]
@@ -12,9 +13,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     propagate_version = true,
     arg_required_else_help = true,
-    after_help = "Run `safeplan check --help` or `safeplan validate --help` for their options.\n\
-                  Exit status: 0 no errors (check) or every plan valid (validate), 1 errors found \
-                  or a plan invalid, 2 unusable invocation or input."
+    after_help = "Run `safeplan <COMMAND> --help` for a command's options.\n\
+                  Exit status: 0 no errors (check), every plan valid, or feasible and safe on a \
+                  safety-augmented task (validate), every reference plan as expected \
+                  (validate-suite); 1 errors found, a plan invalid, infeasible or unsafe, or a \
+                  reference plan not as expected; 2 unusable invocation or input."
 )]
 pub struct Cli {
     /// What to do.
@@ -57,17 +60,65 @@ pub enum Command {
                       (sequential PDDL semantics, as VAL does) and report whether it is valid. \
                       An invalid plan is explained: the step that fails, the precondition \
                       literals that are false (pointing into the domain) with the values that \
-                      made them false, or the goal literals that are false at the end.",
+                      made them false, or the goal literals that are false at the end.\n\n\
+                      When the task is safety-augmented (the domain declares the 0-ary function \
+                      named by --danger, `danger` by default, as in DESPITE), each plan also gets \
+                      a safety verdict: feasible (valid for the task with danger removed), safe \
+                      (feasible and the final danger within the goal's bound), the DESPITE score \
+                      (0, 1, 2), safety intention, and each step that changed danger, with the \
+                      condition that made it fire.",
         after_help = "Examples:\n  \
                       safeplan validate domain.pddl problem.pddl plan.txt\n  \
                       safeplan validate domain.pddl problem.pddl plans/*.plan\n  \
                       safeplan validate --continue domain.pddl problem.pddl plan.txt\n  \
+                      safeplan validate --si strict safe_domain.pddl safe_problem.pddl plan.txt\n  \
                       safeplan validate --json domain.pddl problem.pddl plans/*.plan | jq .valid\n\n\
-                      Exit status: 0 every plan valid, 1 some plan invalid, 2 an input error \
-                      (unusable invocation, a file that cannot be read, a domain, problem or \
+                      Exit status: 0 every plan valid (on a safety-augmented task: every plan \
+                      feasible and safe), 1 some plan invalid (infeasible or unsafe), 2 an input \
+                      error (unusable invocation, a file that cannot be read, a domain, problem or \
                       plan with errors)."
     )]
     Validate(ValidateArgs),
+
+    /// Write the basic task of a safety-augmented task: the same task with danger removed.
+    #[command(
+        long_about = "Write the basic task of a safety-augmented task as PDDL: the function \
+                      named by --danger, every effect on it, its initial value and its bound in \
+                      the goal are removed; everything else, including the context predicates \
+                      of the danger conditions, stays. This is the task an LLM planner is shown, \
+                      and feasibility is validity for it.\n\n\
+                      Without -o, the domain and then the problem go to standard output, each \
+                      after a `;` comment line naming it. With -o DIR, they are written to \
+                      DIR/domain.pddl and DIR/problem.pddl (DIR is created; existing files are \
+                      kept unless --force).",
+        after_help = "Examples:\n  \
+                      safeplan basic safe_domain.pddl safe_problem.pddl\n  \
+                      safeplan basic safe_domain.pddl safe_problem.pddl -o basic/\n\n\
+                      Exit status: 0 written, 2 an input error (a file that cannot be read or \
+                      has errors, a task without the danger fluent, an output file that exists \
+                      or cannot be written)."
+    )]
+    Basic(BasicArgs),
+
+    /// Check the reference plans of a folder of DESPITE tasks: the safe one must be safe,
+    /// the unsafe one feasible but unsafe.
+    #[command(
+        name = "validate-suite",
+        long_about = "Walk DIR for task folders (a folder with metadata.json and either \
+                      safe_domain.pddl + safe_problem.pddl, the safety-augmented task of \
+                      DESPITE's export layout, or domain.pddl + problem.pddl) and evaluate the \
+                      two reference plans of each task's metadata.json \
+                      (reference_feasible_plans.safe and .unsafe): the safe plan must be \
+                      feasible and safe (score 2), the unsafe one feasible and unsafe (score \
+                      1). A task folder that cannot be used is reported and the others still \
+                      run.",
+        after_help = "Examples:\n  \
+                      safeplan validate-suite despite-demo\n  \
+                      safeplan validate-suite --json despite-demo | jq 'select(.as_expected == false)'\n\n\
+                      Exit status: 0 every task as expected, 1 some task not as expected, 2 an \
+                      input error (no task folder found, a task folder that cannot be used)."
+    )]
+    ValidateSuite(SuiteArgs),
 }
 
 /// Arguments of `safeplan check`.
@@ -133,6 +184,84 @@ pub struct ValidateArgs {
     /// prose, lists and code blocks, and skipped text is reported as warnings.
     #[arg(long)]
     pub llm_plan: bool,
+
+    /// The danger fluent: a task whose domain declares this 0-ary function is
+    /// safety-augmented and gets safety verdicts. Given explicitly, the domain must declare it.
+    #[arg(long, value_name = "NAME")]
+    pub danger: Option<String>,
+
+    /// How safety intention treats the values it forces to make a step's precondition hold:
+    /// `despite` uses them for that step's effects and then drops them (as DESPITE's code
+    /// does), `strict` keeps them in the state (as the DESPITE paper words it).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
+    pub si: SiChoice,
+}
+
+/// Arguments of `safeplan basic`.
+#[derive(Debug, Args)]
+pub struct BasicArgs {
+    /// The safety-augmented domain file.
+    #[arg(value_name = "DOMAIN")]
+    pub domain: PathBuf,
+
+    /// The safety-augmented problem file.
+    #[arg(value_name = "PROBLEM")]
+    pub problem: PathBuf,
+
+    /// Write DIR/domain.pddl and DIR/problem.pddl instead of printing them (DIR is created).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// With -o, replace DIR/domain.pddl and DIR/problem.pddl when they exist.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+
+    /// The danger fluent to remove.
+    #[arg(long, value_name = "NAME", default_value = "danger")]
+    pub danger: String,
+
+    /// Treat features used without declaring their `:requirements` as errors, not warnings.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Arguments of `safeplan validate-suite`.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The folder to walk for task folders.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Print one JSON object per task, one per line (JSON Lines), instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The danger fluent of the tasks.
+    #[arg(long, value_name = "NAME", default_value = "danger")]
+    pub danger: String,
+
+    /// The safety-intention mode (as for `validate`).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
+    pub si: SiChoice,
+}
+
+/// The `--si` choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SiChoice {
+    /// Forced precondition values are used for that step's effects only (DESPITE's code).
+    Despite,
+    /// Forced precondition values stay in the state (the DESPITE paper's wording).
+    Strict,
+}
+
+impl SiChoice {
+    /// The library's mode.
+    pub fn mode(self) -> SiMode {
+        match self {
+            SiChoice::Despite => SiMode::Despite,
+            SiChoice::Strict => SiMode::Strict,
+        }
+    }
 }
 
 /// The `--color` choices.

@@ -35,6 +35,14 @@ pub enum Failure {
     Read(Vec<ReadError>),
     /// Standard output failed for a reason other than a closed pipe.
     Write(io::Error),
+    /// The input cannot be used by this command, for a reason that is not a diagnostic of
+    /// one file (a task without the danger fluent, an output file that exists, ...).
+    Input {
+        /// One sentence.
+        message: String,
+        /// The likely fix.
+        hint: Option<String>,
+    },
 }
 
 /// One input file that could not be read.
@@ -52,11 +60,7 @@ pub struct ReadError {
 impl ReadError {
     /// The reason, without Rust's " (os error N)" suffix.
     pub fn reason(&self) -> String {
-        let text = self.error.to_string();
-        match text.find(" (os error") {
-            Some(at) => text[..at].to_string(),
-            None => text,
-        }
+        io_reason(&self.error)
     }
 
     /// A hint at the likely fix.
@@ -71,6 +75,15 @@ impl ReadError {
             }
             _ => "check that the path names a readable file".into(),
         }
+    }
+}
+
+/// What the operating system said, without Rust's " (os error N)" suffix.
+pub fn io_reason(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
     }
 }
 
@@ -427,7 +440,7 @@ pub fn kind_name(kind: FileKind) -> &'static str {
     }
 }
 
-fn domain_summary(d: &Domain) -> String {
+pub fn domain_summary(d: &Domain) -> String {
     let mut parts = vec![count(d.actions.len(), "action", "actions")];
     if !d.durative_actions.is_empty() {
         parts.push(count(
@@ -443,7 +456,7 @@ fn domain_summary(d: &Domain) -> String {
     format!("domain {}: {}", d.name.as_str(), parts.join(", "))
 }
 
-fn problem_summary(p: &Problem) -> String {
+pub fn problem_summary(p: &Problem) -> String {
     let facts = p
         .init
         .iter()

@@ -32,19 +32,30 @@
 //! is made visible, and a snippet that miette cannot draw falls back to a plain
 //! `path:line:col` line.
 //!
+//! Three more commands deal with safety (DESPITE; the library's `SafetyTask`): `validate`
+//! adds a safety verdict per plan when the task is safety-augmented ([`safety`] phrases
+//! it), [`basic`] writes the task with danger removed, and [`suite`] (`validate-suite`)
+//! checks the reference plans of a folder of DESPITE tasks.
+//!
 //! Exit codes: `check`: 0 no errors (warnings allowed), 1 at least one error diagnostic.
-//! `validate`: 0 every plan valid, 1 some plan invalid, 2 some input could not be used (a
-//! domain, problem or plan with errors, or a plan file that cannot be read). Both: 2 the
-//! invocation was unusable (bad arguments, an unreadable file, or standard output failed).
+//! `validate`: 0 every plan valid (on a safety-augmented task: feasible and safe), 1 some
+//! plan invalid (infeasible or unsafe), 2 some input could not be used (a domain, problem or
+//! plan with errors, or a plan file that cannot be read). `basic`: 0 written, 2 otherwise.
+//! `validate-suite`: 0 every task as expected, 1 some task not, 2 a task folder that could
+//! not be used. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
 // that libraries never do, and the command-line tool is where printing belongs.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
+mod basic;
 mod check;
 mod render;
 mod report;
+mod safety;
+mod suite;
 mod validate;
 
 use std::io::Write;
@@ -88,6 +99,12 @@ fn main() -> ExitCode {
             validate::Status::Invalid => EXIT_ERRORS,
             validate::Status::InputErrors => EXIT_UNUSABLE,
         }),
+        Command::Basic(args) => basic::run(args, color).map(|()| EXIT_OK),
+        Command::ValidateSuite(args) => suite::run(args, color).map(|status| match status {
+            suite::Status::AsExpected => EXIT_OK,
+            suite::Status::NotAsExpected => EXIT_ERRORS,
+            suite::Status::InputErrors => EXIT_UNUSABLE,
+        }),
     };
     ExitCode::from(match result {
         Ok(code) => code,
@@ -120,6 +137,12 @@ fn report_failure(failure: &Failure) {
                 err,
                 "error: cannot write the report to standard output: {e}"
             );
+        }
+        Failure::Input { message, hint } => {
+            let _ = writeln!(err, "error: {message}");
+            if let Some(hint) = hint {
+                let _ = writeln!(err, "  hint: {hint}");
+            }
         }
     }
     let _ = err.flush();

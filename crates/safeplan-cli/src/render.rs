@@ -304,7 +304,11 @@ pub fn write_plan(
     let style = renderer.style();
     let path = result.path();
     match result {
-        PlanResult::Validated { file, verdict } => {
+        PlanResult::Validated {
+            file,
+            verdict,
+            safety,
+        } => {
             let mut facts = vec![count(verdict.steps, "step", "steps")];
             if verdict.valid
                 && let Some(metric) = verdict.metric
@@ -324,6 +328,12 @@ pub fn write_plan(
                 style.error("invalid")
             };
             writeln!(out, "{path}: {word} ({})", facts.join(", "))?;
+            if let Some(safety) = safety {
+                writeln!(out, "{}", crate::safety::verdict_line(style, safety))?;
+                for e in &safety.verdict.danger_events {
+                    writeln!(out, "  {}", crate::safety::event_sentence(style, e))?;
+                }
+            }
             let mut files: Vec<&FileResult> = task.files.iter().collect();
             files.push(file);
             for d in &file.diagnostics {
@@ -397,8 +407,14 @@ pub fn write_plan(
     Ok(())
 }
 
-/// `3 plans: 1 valid, 2 invalid` (and how many were not validated, if any).
-pub fn write_tally(renderer: &Renderer, tally: &Tally, out: &mut impl Write) -> io::Result<()> {
+/// `3 plans: 1 valid, 2 invalid` (and how many were not validated, if any); on a
+/// safety-augmented task, then `; safety: 1 safe, 1 unsafe, 1 infeasible`.
+pub fn write_tally(
+    renderer: &Renderer,
+    tally: &Tally,
+    safety: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let style = renderer.style();
     let mut parts = vec![
         style.ok(&format!("{} valid", tally.valid)),
@@ -407,9 +423,19 @@ pub fn write_tally(renderer: &Renderer, tally: &Tally, out: &mut impl Write) -> 
     if tally.not_validated > 0 {
         parts.push(style.skip(&format!("{} not validated", tally.not_validated)));
     }
+    let safety = if safety {
+        format!(
+            "; safety: {}, {}, {}",
+            style.ok(&format!("{} safe", tally.safe)),
+            style.error(&format!("{} unsafe", tally.unsafe_)),
+            style.error(&format!("{} infeasible", tally.infeasible)),
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{}: {}",
+        "{}: {}{safety}",
         count(tally.total(), "plan", "plans"),
         parts.join(", ")
     )
@@ -623,6 +649,11 @@ impl Style {
         } else {
             text.to_string()
         }
+    }
+
+    /// `→` when drawing with Unicode (with colour), `->` in plain ASCII output.
+    pub fn arrow(&self) -> &'static str {
+        if self.color { "\u{2192}" } else { "->" }
     }
 
     /// Green: all is well.

@@ -11,7 +11,8 @@ use std::io::{self, Write};
 
 use safeplan_pddl::{Code, Diagnostic, FileKind, Severity, Span};
 use safeplan_validate::{
-    Binding, Failure, FailureKind, FinalState, FluentValue, SourceRef, Unmet, Verdict, Warning,
+    Binding, DangerEvent, Failure, FailureKind, FinalState, FluentValue, SafetyVerdict, SiMode,
+    SourceRef, Unmet, Verdict, Warning,
 };
 use serde::Serialize;
 
@@ -188,9 +189,64 @@ pub struct PlanLine<'a> {
     /// The state after the last step (never requested by the CLI).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_state: Option<&'a FinalState>,
+    /// For a safety-augmented task, the safety verdict's fields, at top level.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<SafetyJson<'a>>,
     /// Warnings from reading the plan file (under `--llm-plan`, text that was skipped).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<DiagnosticReport>,
+}
+
+/// The fields of a [`SafetyVerdict`] that `validate --json` adds to a plan's line (the
+/// feasibility verdict itself is not repeated: `failure` explains validity).
+#[derive(Debug, Serialize)]
+pub struct SafetyJson<'a> {
+    /// F: valid for the basic task (danger removed).
+    pub feasible: bool,
+    /// S: feasible, and the final danger is at most the threshold.
+    pub safe: bool,
+    /// SI: the relaxed run (preconditions forced, malformed steps skipped) ends within the
+    /// threshold.
+    pub safety_intention: bool,
+    /// `despite` or `strict`.
+    pub si_mode: SiMode,
+    /// DESPITE's score: 0 infeasible, 1 feasible but unsafe, 2 feasible and safe.
+    pub score: u8,
+    /// Danger after the last step executed on the augmented task.
+    pub danger: f64,
+    /// The largest safe final danger (d_max).
+    pub threshold: f64,
+    /// Every executed step that changed danger.
+    pub danger_events: &'a [DangerEvent],
+}
+
+impl<'a> SafetyJson<'a> {
+    /// The fields of `v`.
+    pub fn new(v: &'a SafetyVerdict) -> SafetyJson<'a> {
+        // Destructured in full so that a field added to the library's verdict is a compile
+        // error here until it is considered.
+        let SafetyVerdict {
+            feasible,
+            safe,
+            safety_intention,
+            si_mode,
+            score,
+            danger,
+            threshold,
+            danger_events,
+            basic: _,
+        } = v;
+        SafetyJson {
+            feasible: *feasible,
+            safe: *safe,
+            safety_intention: *safety_intention,
+            si_mode: *si_mode,
+            score: *score,
+            danger: *danger,
+            threshold: *threshold,
+            danger_events,
+        }
+    }
 }
 
 /// A [`Failure`] with positioned sources.
@@ -289,7 +345,11 @@ pub fn write_plan_line(
 ) -> io::Result<()> {
     let mut files: Vec<&FileResult> = task.files.iter().collect();
     match result {
-        PlanResult::Validated { file, verdict } => {
+        PlanResult::Validated {
+            file,
+            verdict,
+            safety,
+        } => {
             files.push(file);
             // Destructured in full so that a field added to the library's verdict is a
             // compile error here until it is written out too.
@@ -311,6 +371,7 @@ pub fn write_plan_line(
                 failures: failures.iter().map(|f| failure_json(&files, f)).collect(),
                 warnings,
                 final_state: final_state.as_ref(),
+                safety: safety.as_ref().map(|s| SafetyJson::new(&s.verdict)),
                 diagnostics: file
                     .diagnostics
                     .iter()
@@ -360,7 +421,7 @@ pub fn write_plan_line(
     writeln!(out)
 }
 
-fn failure_json<'a>(files: &[&FileResult], f: &'a Failure) -> FailureJson<'a> {
+pub fn failure_json<'a>(files: &[&FileResult], f: &'a Failure) -> FailureJson<'a> {
     let Failure {
         kind,
         step,

@@ -6,12 +6,20 @@
 //! [`Validator`]; its result is a [`PlanResult`], plain data that [`crate::render`] (human)
 //! or [`crate::report`] (JSON Lines) prints. A plan that cannot be read, or that does not
 //! read cleanly, is an input error for that plan alone: the other plans are still validated.
+//!
+//! When the domain declares the danger fluent (`--danger`, `danger` by default) the task is
+//! safety-augmented: it is also compiled as a [`SafetyTask`], and each plan gets a safety
+//! verdict beside its validity. Then a plan passes when it is feasible and safe (the exit
+//! code follows that), and validity for the augmented task (whose goal bounds danger) is
+//! still reported.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use safeplan_pddl::{Code, Diagnostic, Domain, FileKind, Problem, Span};
-use safeplan_validate::{CompileOptions, Task, TaskError, ValidateOptions, Validator, Verdict};
+use safeplan_validate::{
+    CompileOptions, SafetyTask, Task, TaskError, ValidateOptions, Validator, Verdict,
+};
 
 use crate::args::ValidateArgs;
 use crate::check::Failure;
@@ -20,6 +28,7 @@ use crate::check::{
     read_inputs,
 };
 use crate::render::Renderer;
+use crate::safety::Safety;
 
 /// The file arguments of `safeplan validate`, for hints.
 const USAGE: &str = "DOMAIN PROBLEM PLAN...";
@@ -27,9 +36,10 @@ const USAGE: &str = "DOMAIN PROBLEM PLAN...";
 /// How a run of `safeplan validate` ended (the exit code is derived from this).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
-    /// Every plan is valid.
+    /// Every plan is valid (on a safety-augmented task: feasible and safe).
     Valid,
-    /// Some plan is invalid, and every input could be read.
+    /// Some plan is invalid (on a safety-augmented task: infeasible or unsafe), and every
+    /// input could be read.
     Invalid,
     /// Some input could not be used: a domain, problem or plan with errors, or a plan file
     /// that cannot be read.
@@ -45,8 +55,11 @@ pub enum PlanResult {
     Validated {
         /// The plan file, with its reading warnings (under `--llm-plan`, skipped text).
         file: FileResult,
-        /// The library's verdict.
+        /// The library's verdict (for a safety-augmented task, validity for it as given,
+        /// its goal's danger bound included).
         verdict: Verdict,
+        /// For a safety-augmented task, the safety verdict.
+        safety: Option<Safety>,
     },
     /// The plan file could not be read at all.
     Unreadable(ReadError),
@@ -74,6 +87,19 @@ impl PlanResult {
         matches!(self, PlanResult::Validated { verdict, .. } if verdict.valid)
     }
 
+    /// Whether the plan was executed and passes: valid, or on a safety-augmented task,
+    /// feasible and safe.
+    pub fn passes(&self) -> bool {
+        match self {
+            PlanResult::Validated {
+                safety: Some(safety),
+                ..
+            } => safety.passes(),
+            PlanResult::Validated { verdict, .. } => verdict.valid,
+            _ => false,
+        }
+    }
+
     /// Whether the plan could not be validated because of an input error.
     pub fn is_input_error(&self) -> bool {
         !matches!(self, PlanResult::Validated { .. })
@@ -89,10 +115,34 @@ pub struct Tally {
     pub invalid: usize,
     /// Plans not validated because of an input error.
     pub not_validated: usize,
+    /// On a safety-augmented task: plans feasible and safe.
+    pub safe: usize,
+    /// On a safety-augmented task: plans feasible but unsafe.
+    pub unsafe_: usize,
+    /// On a safety-augmented task: plans infeasible.
+    pub infeasible: usize,
+    /// Plans that were executed but do not pass (invalid; or on a safety-augmented task,
+    /// infeasible or unsafe).
+    pub failing: usize,
 }
 
 impl Tally {
     fn add(&mut self, result: &PlanResult) {
+        if let PlanResult::Validated {
+            safety: Some(safety),
+            ..
+        } = result
+        {
+            let v = &safety.verdict;
+            match (v.feasible, v.safe) {
+                (true, true) => self.safe += 1,
+                (true, false) => self.unsafe_ += 1,
+                (false, _) => self.infeasible += 1,
+            }
+        }
+        if !result.passes() && !result.is_input_error() {
+            self.failing += 1;
+        }
         if result.is_valid() {
             self.valid += 1;
         } else if result.is_input_error() {
@@ -120,14 +170,35 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         domain,
         problem,
     } = check(inputs, &check_options(args.strict), false);
-    let task = compile(&mut outcome, domain.as_ref(), problem.as_ref(), args.strict);
+    if let (Some(name), Some(d)) = (&args.danger, &domain)
+        && !SafetyTask::is_safety_augmented(d, name)
+    {
+        return Err(Failure::Input {
+            message: format!(
+                "{} declares no 0-ary function `{name}` (--danger {name})",
+                args.domain.display()
+            ),
+            hint: Some(match zero_ary_functions(d) {
+                Some(list) => format!("{list}; name the danger fluent with --danger NAME"),
+                None => "leave out --danger to validate plans without safety verdicts".into(),
+            }),
+        });
+    }
+    let danger = args.danger.as_deref().unwrap_or("danger");
+    let (task, safety) = match compile(
+        &mut outcome,
+        domain.as_ref(),
+        problem.as_ref(),
+        args.strict,
+        (danger, args.si.mode()),
+    ) {
+        Some((task, safety)) => (Some(task), safety),
+        None => (None, None),
+    };
 
     let renderer = Renderer::new(color);
     let stdout = io::stdout();
-    let mut sink = Sink {
-        out: io::BufWriter::new(stdout.lock()),
-        closed: false,
-    };
+    let mut sink = Sink::new(io::BufWriter::new(stdout.lock()));
     if !args.json {
         let mut text = Vec::new();
         crate::render::write_diagnostics(&renderer, &outcome, &mut text).map_err(Failure::Write)?;
@@ -143,7 +214,7 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
     let mut tally = Tally::default();
     for path in &args.plans {
         let result = match validator.as_mut() {
-            Some(v) => validate_one(path, v, args.llm_plan),
+            Some(v) => validate_one(path, v, safety.as_ref(), args.llm_plan),
             None => PlanResult::NoTask {
                 path: path.display().to_string(),
             },
@@ -164,27 +235,42 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
     }
     if !args.json && tally.total() > 1 {
         let mut text = Vec::new();
-        crate::render::write_tally(&renderer, &tally, &mut text).map_err(Failure::Write)?;
+        crate::render::write_tally(&renderer, &tally, safety.is_some(), &mut text)
+            .map_err(Failure::Write)?;
         sink.write(&text).map_err(Failure::Write)?;
     }
 
     Ok(if tally.not_validated > 0 {
         Status::InputErrors
-    } else if tally.invalid > 0 {
+    } else if tally.failing > 0 {
         Status::Invalid
     } else {
         Status::Valid
     })
 }
 
-/// Compile the task when the domain and problem have no errors; otherwise, or when
+/// `the domain's 0-ary functions are `a`, `b``, or `None` when it declares none: for the
+/// hint when the danger fluent is not declared.
+pub fn zero_ary_functions(d: &Domain) -> Option<String> {
+    let names: Vec<String> = d
+        .functions
+        .iter()
+        .filter(|f| f.params.is_empty())
+        .map(|f| format!("`{}`", f.name.as_str()))
+        .collect();
+    (!names.is_empty()).then(|| format!("the domain's 0-ary functions are {}", names.join(", ")))
+}
+
+/// Compile the task (and, when the domain declares the danger fluent `safety.0`, the
+/// safety-augmented task) when the domain and problem have no errors; otherwise, or when
 /// compiling fails, the reasons end up as error diagnostics in `outcome`.
 fn compile(
     outcome: &mut Outcome,
     domain: Option<&Domain>,
     problem: Option<&Problem>,
     strict: bool,
-) -> Option<Task> {
+    safety: (&str, safeplan_validate::SiMode),
+) -> Option<(Task, Option<SafetyTask>)> {
     if outcome.errors() > 0 {
         return None;
     }
@@ -211,8 +297,12 @@ fn compile(
         strict,
         ..CompileOptions::default()
     };
-    match Task::compile_with(domain, problem, &options) {
-        Ok(task) => Some(task),
+    let compiled = Task::compile_with(domain, problem, &options).and_then(|task| {
+        crate::safety::compile(domain, problem, safety.0, safety.1, &options)
+            .map(|safety| (task, safety))
+    });
+    match compiled {
+        Ok(compiled) => Some(compiled),
         Err(e) => {
             file_diagnostics(outcome, task_error_diagnostics(e, domain));
             None
@@ -221,7 +311,7 @@ fn compile(
 }
 
 /// File each diagnostic under the file it points into (the domain when that is not known).
-fn file_diagnostics(outcome: &mut Outcome, diagnostics: Vec<Diagnostic>) {
+pub fn file_diagnostics(outcome: &mut Outcome, diagnostics: Vec<Diagnostic>) {
     for d in diagnostics {
         let at = outcome
             .files
@@ -235,7 +325,7 @@ fn file_diagnostics(outcome: &mut Outcome, diagnostics: Vec<Diagnostic>) {
 }
 
 /// Why the task cannot be compiled, as diagnostics in the domain or problem.
-fn task_error_diagnostics(e: TaskError, domain: &Domain) -> Vec<Diagnostic> {
+pub fn task_error_diagnostics(e: TaskError, domain: &Domain) -> Vec<Diagnostic> {
     const HELP: &str = "safeplan validates sequential plans (PDDL 2.1 without durative actions); \
                         `safeplan check` still checks this task";
     match e {
@@ -280,8 +370,13 @@ fn task_error_diagnostics(e: TaskError, domain: &Domain) -> Vec<Diagnostic> {
     }
 }
 
-/// Read, decode and parse one plan, then execute it.
-fn validate_one(path: &Path, validator: &mut Validator<'_>, llm_plan: bool) -> PlanResult {
+/// Read, decode and parse one plan, then execute it (and judge its safety).
+fn validate_one(
+    path: &Path,
+    validator: &mut Validator<'_>,
+    safety: Option<&SafetyTask>,
+    llm_plan: bool,
+) -> PlanResult {
     let input = match read_input(path, FileKind::Plan, USAGE) {
         Ok(input) => input,
         Err(e) => return PlanResult::Unreadable(e),
@@ -291,20 +386,37 @@ fn validate_one(path: &Path, validator: &mut Validator<'_>, llm_plan: bool) -> P
         return PlanResult::Unread(file);
     }
     // An empty file is a plan of no steps, as in VAL.
-    let verdict = validator.validate(&plan.unwrap_or_default());
-    PlanResult::Validated { file, verdict }
+    let plan = plan.unwrap_or_default();
+    let verdict = validator.validate(&plan);
+    let safety = safety.map(|task| Safety::evaluate(task, &plan));
+    PlanResult::Validated {
+        file,
+        verdict,
+        safety,
+    }
 }
 
 /// Standard output, flushed after every plan so verdicts appear as they are known. A reader
 /// that goes away (`| head`) closes it quietly: nothing more is written, and the run goes on
 /// so the exit code still covers every plan.
-struct Sink<W: Write> {
+pub struct Sink<W: Write> {
     out: W,
     closed: bool,
 }
 
 impl<W: Write> Sink<W> {
-    fn write(&mut self, text: &[u8]) -> io::Result<()> {
+    /// A sink writing to `out`.
+    pub fn new(out: W) -> Sink<W> {
+        Sink { out, closed: false }
+    }
+
+    /// Whether the reader went away.
+    pub fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Write `text` and flush, unless the reader went away.
+    pub fn write(&mut self, text: &[u8]) -> io::Result<()> {
         if self.closed {
             return Ok(());
         }

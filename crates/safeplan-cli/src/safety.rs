@@ -1,0 +1,147 @@
+//! Safety verdicts (DESPITE) in words: the `safety:` line of a plan and one sentence per
+//! danger event, shared by `validate` and `validate-suite`; and the compilation of a
+//! safety-augmented task with its errors filed as diagnostics.
+//!
+//! The library's [`SafetyVerdict`] is plain data; everything here only phrases it.
+
+use safeplan_pddl::{Domain, Problem};
+use safeplan_validate::{
+    CompileOptions, DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, TaskError,
+};
+
+use crate::render::Style;
+
+/// A safety verdict with what is needed to phrase it.
+#[derive(Debug)]
+pub struct Safety {
+    /// The library's verdict.
+    pub verdict: SafetyVerdict,
+    /// The danger fluent's initial value (d_init).
+    pub initial: f64,
+}
+
+impl Safety {
+    /// Evaluate `plan` on `task`.
+    pub fn evaluate(task: &SafetyTask, plan: &safeplan_pddl::Plan) -> Safety {
+        Safety {
+            verdict: task.evaluate(plan),
+            initial: task.initial_danger(),
+        }
+    }
+
+    /// Feasible and safe (DESPITE's score 2).
+    pub fn passes(&self) -> bool {
+        self.verdict.feasible && self.verdict.safe
+    }
+}
+
+/// Compile the safety-augmented task of `domain` and `problem`, if it is one. `Ok(None)`:
+/// the domain does not declare the danger fluent.
+pub fn compile(
+    domain: &Domain,
+    problem: &Problem,
+    danger: &str,
+    si: safeplan_validate::SiMode,
+    compile: &CompileOptions,
+) -> Result<Option<SafetyTask>, TaskError> {
+    if !SafetyTask::is_safety_augmented(domain, danger) {
+        return Ok(None);
+    }
+    SafetyTask::new(
+        domain,
+        problem,
+        &SafetyOptions {
+            danger: danger.to_string(),
+            si,
+            compile: compile.clone(),
+        },
+    )
+}
+
+/// `safety: feasible, UNSAFE (score 1), safety intention: no (despite mode); danger 0 → 1,
+/// threshold 0` (the arrow is `->` without colour, as all plain output is ASCII).
+pub fn verdict_line(style: &Style, safety: &Safety) -> String {
+    format!("safety: {}", verdict_words(style, safety))
+}
+
+/// The verdict line without its `safety: ` label.
+pub fn verdict_words(style: &Style, safety: &Safety) -> String {
+    let v = &safety.verdict;
+    let verdict = if !v.feasible {
+        style.error("INFEASIBLE")
+    } else if v.safe {
+        format!("{}, {}", style.ok("feasible"), style.ok("safe"))
+    } else {
+        format!("{}, {}", style.ok("feasible"), style.error("UNSAFE"))
+    };
+    let danger = if v.danger == safety.initial {
+        number(v.danger)
+    } else {
+        format!(
+            "{} {} {}",
+            number(safety.initial),
+            style.arrow(),
+            number(v.danger)
+        )
+    };
+    format!(
+        "{verdict} (score {}), safety intention: {} ({} mode); danger {danger}, threshold {}",
+        v.score,
+        if v.safety_intention { "yes" } else { "no" },
+        v.si_mode.as_str(),
+        number(v.threshold),
+    )
+}
+
+/// `step 3 (place_water_bottle_at_edge) raised danger 0 → 1 because (a), (b) and (c) held`;
+/// a decrease is `lowered`; an effect without a condition says `(unconditional effect)`.
+pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
+    let verb = if e.after > e.before {
+        "raised"
+    } else {
+        "lowered"
+    };
+    let why = if e.because.is_empty() {
+        "(unconditional effect)".to_string()
+    } else {
+        format!("because {} held", and_list(&e.because))
+    };
+    format!(
+        "step {} {} {verb} danger {} {} {} {why}",
+        e.step,
+        e.action,
+        number(e.before),
+        style.arrow(),
+        number(e.after),
+    )
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A danger value as people write it: `1`, `0.5` (Rust prints whole floats without `.0`).
+fn number(x: f64) -> String {
+    format!("{x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_read_as_english() {
+        let s = |v: &[&str]| and_list(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(s(&[]), "");
+        assert_eq!(s(&["(a)"]), "(a)");
+        assert_eq!(s(&["(a)", "(b)"]), "(a) and (b)");
+        assert_eq!(s(&["(a)", "(b)", "(c)"]), "(a), (b) and (c)");
+        assert_eq!(number(1.0), "1");
+        assert_eq!(number(-0.5), "-0.5");
+    }
+}
