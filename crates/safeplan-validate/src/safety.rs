@@ -18,6 +18,7 @@
 
 use compact_str::CompactString;
 use safeplan_pddl::ast::{self, CmpOp, Effect, Expr, Formula, InitEntry};
+use safeplan_pddl::requirements::Requirement;
 use safeplan_pddl::{Domain, Plan, Problem, Span};
 use serde::{Deserialize, Serialize};
 
@@ -526,6 +527,24 @@ pub fn basic_task(domain: &Domain, problem: &Problem, name: &str) -> (Domain, Pr
             a.effect = Some(strip_effect(e, name).unwrap_or(Effect::And(Vec::new(), a.span)));
         }
     }
+    // Requirements only the danger fluent needed go with it.
+    if d.functions.is_empty() {
+        d.requirements.retain(|r| {
+            !matches!(
+                r.requirement,
+                Some(Requirement::NumericFluents | Requirement::Fluents)
+            )
+        });
+    }
+    if !d
+        .actions
+        .iter()
+        .filter_map(|a| a.effect.as_ref())
+        .any(has_conditional)
+    {
+        d.requirements
+            .retain(|r| r.requirement != Some(Requirement::ConditionalEffects));
+    }
     let mut p = problem.clone();
     p.init
         .retain(|e| !matches!(e, InitEntry::Assign(f, _, _) if f.function.matches(name)));
@@ -552,6 +571,14 @@ fn metric_mentions(e: &Expr, name: &str) -> bool {
     match e {
         Expr::Fluent(f) => f.function.matches(name),
         Expr::Arith(_, args, _) => args.iter().any(|a| metric_mentions(a, name)),
+        _ => false,
+    }
+}
+
+fn has_conditional(e: &Effect) -> bool {
+    match e {
+        Effect::When(..) | Effect::Forall(..) => true,
+        Effect::And(parts, _) => parts.iter().any(has_conditional),
         _ => false,
     }
 }
