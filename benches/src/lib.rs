@@ -4,11 +4,19 @@
 //! - [`generate_problem`] writes a large, realistic typed domain and problem of about a
 //!   requested size, deterministically, so throughput figures can be reproduced anywhere
 //!   without shipping a 50 MB file.
+//! - [`load_task`], [`read_plan`] and [`despite_reference_plan`] read a task and a plan
+//!   from files for the validation benchmarks, with errors that say which file is wrong.
+//! - [`WallTimes`] summarises wall-clock samples (the `cold_cli` binary times whole
+//!   `safeplan` processes with it).
 //!
 //! The figures these benchmarks produce are recorded in `docs/benchmarks.md`.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use safeplan_pddl::{Domain, Plan, Problem};
+use safeplan_validate::Task;
 
 /// The shared reference data directory: `$SAFEPLAN_DATA` if set, else `../shared/data`
 /// beside the workspace.
@@ -285,6 +293,145 @@ pub fn generate_problem(target_bytes: usize) -> (String, String) {
     (GENERATED_DOMAIN.to_string(), out)
 }
 
+/// The project's own example task `examples/tasks/<name>` (for example `hot-soup`).
+pub fn example_task_dir(name: &str) -> PathBuf {
+    // The workspace root is the parent of this package's folder (`benches/`).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest.parent().unwrap_or(manifest);
+    root.join("examples/tasks").join(name)
+}
+
+/// Read a text file, with an error that names it.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// A domain and problem read from files and compiled. The parsed inputs are kept so that a
+/// benchmark can time [`Task::compile`] on them.
+#[derive(Debug)]
+pub struct LoadedTask {
+    /// The parsed domain.
+    pub domain: Domain,
+    /// The parsed problem.
+    pub problem: Problem,
+    /// The compiled task.
+    pub task: Task,
+}
+
+/// Parse `domain` and `problem` and compile them into a [`Task`].
+///
+/// Any parse error, or a compile error, is an `Err` naming the file; benchmarks want clean
+/// inputs, so they should not time anything on a task that only half parsed.
+pub fn load_task(domain: &Path, problem: &Path) -> Result<LoadedTask, String> {
+    let domain_text = read_text(domain)?;
+    let problem_text = read_text(problem)?;
+    let parsed = safeplan_pddl::parse_domain(&domain_text);
+    let domain_ast = match parsed.value {
+        Some(d) if !safeplan_pddl::has_errors(&parsed.diagnostics) => d,
+        _ => return Err(parse_error(domain, &parsed.diagnostics)),
+    };
+    let parsed = safeplan_pddl::parse_problem(&problem_text);
+    let problem_ast = match parsed.value {
+        Some(p) if !safeplan_pddl::has_errors(&parsed.diagnostics) => p,
+        _ => return Err(parse_error(problem, &parsed.diagnostics)),
+    };
+    let task = Task::compile(&domain_ast, &problem_ast).map_err(|e| {
+        format!(
+            "cannot compile {} with {}: {e}",
+            domain.display(),
+            problem.display()
+        )
+    })?;
+    Ok(LoadedTask {
+        domain: domain_ast,
+        problem: problem_ast,
+        task,
+    })
+}
+
+fn parse_error(path: &Path, diagnostics: &[safeplan_pddl::Diagnostic]) -> String {
+    let first = diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .map_or_else(|| "nothing readable".to_string(), |d| d.message.clone());
+    format!("{} does not parse cleanly: {first}", path.display())
+}
+
+/// Parse plan text (`what` names it in the error); any parse error is an `Err`.
+pub fn parse_plan_text(text: &str, what: &str) -> Result<Plan, String> {
+    let parsed = safeplan_pddl::parse_plan(text);
+    match parsed.value {
+        Some(plan) if !safeplan_pddl::has_errors(&parsed.diagnostics) => Ok(plan),
+        _ => Err(parse_error(Path::new(what), &parsed.diagnostics)),
+    }
+}
+
+/// Read and parse a plan file.
+pub fn read_plan(path: &Path) -> Result<Plan, String> {
+    parse_plan_text(&read_text(path)?, &path.display().to_string())
+}
+
+/// One of the two reference plans (`which` is `"safe"` or `"unsafe"`) of a DESPITE demo task,
+/// from `reference_feasible_plans` in its `metadata.json`, parsed with
+/// [`safeplan_pddl::parse_plan`]. The plan is stored as one line, `(a) (b x) ...`.
+pub fn despite_reference_plan(task_dir: &Path, which: &str) -> Result<Plan, String> {
+    let path = task_dir.join("metadata.json");
+    let json: serde_json::Value = serde_json::from_str(&read_text(&path)?)
+        .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let text = json
+        .get("reference_feasible_plans")
+        .and_then(|plans| plans.get(which))
+        .and_then(|plan| plan.as_str())
+        .ok_or_else(|| {
+            format!(
+                "{} has no string `reference_feasible_plans.{which}`",
+                path.display()
+            )
+        })?;
+    parse_plan_text(
+        text,
+        &format!("{} (reference_feasible_plans.{which})", path.display()),
+    )
+}
+
+/// Summary of wall-clock samples: what `cold_cli` reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WallTimes {
+    /// How many samples.
+    pub count: usize,
+    /// The shortest.
+    pub min: Duration,
+    /// The median; for an even count, the mean of the two middle samples.
+    pub median: Duration,
+    /// The mean.
+    pub mean: Duration,
+    /// The longest.
+    pub max: Duration,
+}
+
+impl WallTimes {
+    /// Summarise `samples`; `None` when there are none.
+    pub fn of(samples: &[Duration]) -> Option<WallTimes> {
+        let mut sorted = samples.to_vec();
+        sorted.sort_unstable();
+        let count = sorted.len();
+        let (&min, &max) = (sorted.first()?, sorted.last()?);
+        let median = if count % 2 == 1 {
+            sorted[count / 2]
+        } else {
+            (sorted[count / 2 - 1] + sorted[count / 2]) / 2
+        };
+        let total: Duration = sorted.iter().sum();
+        Some(WallTimes {
+            count,
+            min,
+            median,
+            mean: total / count as u32,
+            max,
+        })
+    }
+}
+
 /// Megabytes (10^6 bytes) per second for `bytes` read in `seconds`.
 pub fn mb_per_s(bytes: usize, seconds: f64) -> f64 {
     bytes as f64 / 1e6 / seconds
@@ -327,5 +474,58 @@ mod tests {
         assert!((50_000_000..50_000_100).contains(&problem.len()));
         let facts = problem.lines().filter(|l| l.starts_with("    (")).count();
         assert!(facts > 500_000, "{facts}");
+    }
+
+    #[test]
+    fn the_hot_soup_example_loads_and_its_safe_plan_is_valid() {
+        let dir = example_task_dir("hot-soup");
+        let loaded =
+            load_task(&dir.join("domain.pddl"), &dir.join("problem.pddl")).expect("hot-soup loads");
+        let plan = read_plan(&dir.join("safe.plan")).expect("safe.plan parses");
+        assert_eq!(plan.steps.len(), 4);
+        assert!(loaded.task.validate(&plan).valid);
+    }
+
+    #[test]
+    fn loading_errors_name_the_file() {
+        let missing = Path::new("/nonexistent/domain.pddl");
+        let err = load_task(missing, missing).expect_err("no such file");
+        assert!(err.contains("/nonexistent/domain.pddl"), "{err}");
+        let err = parse_plan_text("(a b", "broken.plan").expect_err("unclosed");
+        assert!(
+            err.starts_with("broken.plan does not parse cleanly"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn despite_reference_plans_are_read_from_metadata() {
+        let Ok(data) = data_dir() else {
+            return; // the shared data is optional
+        };
+        let dir = data.join("despite-demo/neiss_11125");
+        let plan = despite_reference_plan(&dir, "safe").expect("safe plan");
+        assert_eq!(plan.steps.len(), 5);
+        let loaded = load_task(
+            &dir.join("safe_domain.pddl"),
+            &dir.join("safe_problem.pddl"),
+        )
+        .expect("task");
+        assert!(loaded.task.validate(&plan).valid);
+        let unsafe_plan = despite_reference_plan(&dir, "unsafe").expect("unsafe plan");
+        assert!(!loaded.task.validate(&unsafe_plan).valid);
+        assert!(despite_reference_plan(&dir, "other").is_err());
+    }
+
+    #[test]
+    fn wall_times_summary() {
+        let ms = Duration::from_millis;
+        assert_eq!(WallTimes::of(&[]), None);
+        let odd = WallTimes::of(&[ms(5), ms(1), ms(3)]).expect("samples");
+        assert_eq!((odd.min, odd.median, odd.max), (ms(1), ms(3), ms(5)));
+        assert_eq!(odd.mean, ms(3));
+        let even = WallTimes::of(&[ms(4), ms(1), ms(2), ms(10)]).expect("samples");
+        assert_eq!(even.median, ms(3));
+        assert_eq!(even.count, 4);
     }
 }
