@@ -319,16 +319,17 @@ impl SafetyTask {
                 continue;
             }
             // Effects were computed on the forced state; DESPITE applies them to the state
-            // before forcing, the paper's wording to the forced one.
-            let mut next = match self.si {
-                SiMode::Despite => st.clone(),
-                SiMode::Strict => forced.clone(),
-            };
-            if task
-                .apply_computed(&mut next, &forced, &mut pending)
-                .is_ok()
-            {
-                st = next;
+            // before forcing, the paper's wording to the forced one. Applying is all or
+            // nothing (numeric faults are found before anything changes).
+            match self.si {
+                SiMode::Despite => {
+                    let _ = task.apply_computed(&mut st, Some(&forced), &mut pending);
+                }
+                SiMode::Strict => {
+                    if task.apply_computed(&mut forced, None, &mut pending).is_ok() {
+                        st = forced;
+                    }
+                }
             }
         }
         SafetyTask::danger_of(task, func, &st)
@@ -607,20 +608,21 @@ fn strip_effect(e: Effect, name: &str) -> Option<Effect> {
 }
 
 impl Task {
-    /// Apply effects `pending` computed against `computed_on` to `st` (used by safety
-    /// intention, whose effects are computed on a forced state and, in DESPITE's mode,
-    /// applied to the unforced one).
+    /// Apply effects `pending` computed against `computed_on` (`None`: `st` itself) to
+    /// `st`: safety intention computes effects on a forced state and, in DESPITE's mode,
+    /// applies them to the unforced one. All or nothing: a numeric fault is found before
+    /// anything changes.
     pub(crate) fn apply_computed(
         &self,
         st: &mut State,
-        computed_on: &State,
+        computed_on: Option<&State>,
         pending: &mut Pending,
     ) -> Result<(), NumFault> {
         // Numeric updates combine against the state the effects read.
         let numeric = if pending.nums.is_empty() {
             Default::default()
         } else {
-            self.numeric_updates(computed_on, pending)?
+            self.numeric_updates(computed_on.unwrap_or(st), pending)?
         };
         pending.nums.clear();
         self.apply(st, pending)?;
