@@ -266,6 +266,8 @@ pub struct Task {
     pub(crate) statics: AtomSet,
     pub(crate) init: State,
     pub(crate) goal: Cond,
+    /// Binding slots the goal's quantifiers need.
+    pub(crate) goal_slots: usize,
     pub(crate) goal_span: Span,
     pub(crate) metric: Option<(ast::Optimization, NumExpr)>,
     pub(crate) n_objects: u64,
@@ -592,6 +594,7 @@ impl<'a> Compiler<'a> {
                 totals[PredKind::Derived as usize],
                 value_total,
             ),
+            goal_slots: crate::validate::max_slot(&goal),
             goal,
             goal_span,
             metric,

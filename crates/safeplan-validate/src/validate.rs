@@ -1,7 +1,7 @@
 //! Executing plans: binding steps to ground actions, running them, and building verdicts.
 
 use safeplan_pddl::diagnostic::nearest;
-use safeplan_pddl::{FileKind, Plan, PlanStep, Span};
+use safeplan_pddl::{FileKind, Plan, PlanStep};
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{NumFault, Pending};
@@ -66,24 +66,18 @@ impl Task {
     fn bind_step(&self, step: &PlanStep, out: &mut Vec<ObjId>) -> Result<u32, Failure> {
         self.bind(&step.action.text, &step.args, Some(step), out)
             .map_err(|mut f| {
+                // Point at the offending argument, the action name, or the whole step.
+                let span = match (f.kind, f.source) {
+                    (_, Some(source)) => source.span,
+                    (FailureKind::UnknownAction, None) => step.action.span,
+                    (_, None) => step.span,
+                };
                 f.source = Some(SourceRef {
                     file: FileKind::Plan,
-                    span: self.malformed_span(&f, step),
+                    span,
                 });
                 f
             })
-    }
-
-    fn malformed_span(&self, f: &Failure, step: &PlanStep) -> Span {
-        match f.kind {
-            FailureKind::UnknownAction => step.action.span,
-            FailureKind::UnknownObject | FailureKind::TypeMismatch => step
-                .args
-                .iter()
-                .find(|a| f.message.contains(&format!("`{}`", a.text)))
-                .map_or(step.span, |a| a.span),
-            _ => step.span,
-        }
     }
 
     /// Resolve names to ids; the first thing wrong wins, in VAL's order of checks.
@@ -157,7 +151,7 @@ impl Task {
                         ),
                         unmet: Vec::new(),
                         advice,
-                        source: None,
+                        source: arg.arg_span(),
                     });
                 }
             }
@@ -186,7 +180,7 @@ impl Task {
                     } else {
                         format!("objects that fit: {}", list(fitting))
                     }],
-                    source: None,
+                    source: args[i].arg_span(),
                 });
             }
         }
@@ -271,7 +265,7 @@ impl Task {
     }
 
     fn goal_slots(&self) -> usize {
-        max_slot(&self.goal)
+        self.goal_slots
     }
 
     /// `state` written out: true atoms (static facts included) and defined fluents, sorted.
@@ -449,7 +443,8 @@ impl Task {
     }
 }
 
-fn max_slot(c: &crate::task::Cond) -> usize {
+/// Slots a condition with no parameters needs: its deepest quantified variable.
+pub(crate) fn max_slot(c: &crate::task::Cond) -> usize {
     use crate::task::Cond;
     match c {
         Cond::Quant { vars, body, .. } => vars
@@ -468,17 +463,30 @@ fn max_slot(c: &crate::task::Cond) -> usize {
 /// Something a step argument's name can be read from.
 pub(crate) trait ArgName {
     fn arg_name(&self) -> &str;
+    /// Where the argument is written in a plan file, if it comes from one.
+    fn arg_span(&self) -> Option<SourceRef>;
 }
 
 impl ArgName for safeplan_pddl::Name {
     fn arg_name(&self) -> &str {
         &self.text
     }
+
+    fn arg_span(&self) -> Option<SourceRef> {
+        Some(SourceRef {
+            file: FileKind::Plan,
+            span: self.span,
+        })
+    }
 }
 
 impl ArgName for &str {
     fn arg_name(&self) -> &str {
         self
+    }
+
+    fn arg_span(&self) -> Option<SourceRef> {
+        None
     }
 }
 
