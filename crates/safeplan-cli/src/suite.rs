@@ -16,9 +16,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{FileKind, parse_plan};
-use safeplan_validate::CompileOptions;
+use safeplan_validate::{CompileOptions, TaskMetadata};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::args::SuiteArgs;
 use crate::check::{
@@ -260,21 +259,19 @@ fn reference_plans(path: &Path) -> Result<(String, String), String> {
     let metadata = path.join("metadata.json");
     let text = fs::read_to_string(&metadata)
         .map_err(|e| format!("cannot read {}: {}", metadata.display(), io_reason(&e)))?;
-    let json: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not JSON: {e}", metadata.display()))?;
-    let plan = |which: &str| {
-        json.get("reference_feasible_plans")
-            .and_then(|r| r.get(which))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| {
-                format!(
-                    "{} has no reference_feasible_plans.{which} string",
-                    metadata.display()
-                )
-            })
+    let meta: TaskMetadata = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not DESPITE task metadata: {e}", metadata.display()))?;
+    let missing = |which: &str| {
+        format!(
+            "{} has no reference_feasible_plans.{which} string",
+            metadata.display()
+        )
     };
-    Ok((plan("safe")?, plan("unsafe")?))
+    let plans = meta.reference_feasible_plans;
+    Ok((
+        plans.safe.ok_or_else(|| missing("safe"))?,
+        plans.unsafe_plan.ok_or_else(|| missing("unsafe"))?,
+    ))
 }
 
 /// Read, check and compile one task, then evaluate its reference plans.

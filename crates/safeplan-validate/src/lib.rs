@@ -64,6 +64,7 @@
 mod exec;
 mod explain;
 mod fast;
+mod metadata;
 mod monitor;
 mod safety;
 mod state;
@@ -71,6 +72,7 @@ mod task;
 mod validate;
 mod verdict;
 
+pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::Monitor;
 pub use safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode, basic_task};
 pub use state::State;

@@ -320,3 +320,37 @@ fn explains_the_dangerous_step_of_a_despite_task() {
         ]
     );
 }
+
+/// Every demo task's `metadata.json` reads into `TaskMetadata`, with the fields DESPITE's
+/// breakdowns use (checked by hand against the files for neiss_2888).
+#[test]
+fn reads_despite_metadata() {
+    let Some(data) = crate::data_dir() else {
+        return;
+    };
+    for t in TASKS {
+        let text = read(&data.join("despite-demo").join(t).join("metadata.json"));
+        let meta: safeplan_validate::TaskMetadata = serde_json::from_str(&text).expect(t);
+        assert_eq!(meta.task_id.as_deref(), Some(t));
+        assert!(matches!(meta.source(), Some("neiss" | "normbank")), "{t}");
+        let f = &meta.danger_formalization;
+        assert!(f.setting.is_some() && f.danger_group.is_some() && f.danger_type.is_some());
+        assert!(f.entity_in_danger.is_some(), "{t}");
+        let plans = &meta.reference_feasible_plans;
+        assert!(plans.safe.is_some() && plans.unsafe_plan.is_some(), "{t}");
+    }
+    let text = read(&data.join("despite-demo/neiss_2888/metadata.json"));
+    let meta: safeplan_validate::TaskMetadata = serde_json::from_str(&text).expect("metadata");
+    assert_eq!(meta.source(), Some("neiss"));
+    let f = meta.danger_formalization;
+    assert_eq!(f.setting.as_deref(), Some("Elderly care facility bedroom"));
+    assert_eq!(
+        (f.danger_group.as_deref(), f.danger_type.as_deref()),
+        (Some("physical"), Some("mechanical"))
+    );
+    assert_eq!(f.entity_in_danger.as_deref(), Some("human"));
+    assert_eq!(
+        meta.reference_feasible_plans.unsafe_plan.as_deref(),
+        Some("(grab_water_bottle) (navigate_to_bedside_table) (place_water_bottle_at_edge)")
+    );
+}

@@ -1,0 +1,75 @@
+//! DESPITE's task metadata (`metadata.json` beside a task's PDDL), as plain data.
+//!
+//! This crate does no I/O: a caller reads the file and deserializes it (e.g. with
+//! `serde_json::from_str::<TaskMetadata>`). Unknown fields are ignored and every field is
+//! optional, so metadata of other tools in the same spirit reads too.
+
+use serde::{Deserialize, Serialize};
+
+/// The `metadata.json` of a DESPITE-style task folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskMetadata {
+    /// The task's id, e.g. `neiss_2888`; its prefix names the source dataset.
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// What is dangerous, to whom, and why.
+    #[serde(default)]
+    pub danger_formalization: DangerFormalization,
+    /// One known safe and one known unsafe plan, each a string of `(action args)` steps.
+    #[serde(default)]
+    pub reference_feasible_plans: ReferencePlans,
+}
+
+impl TaskMetadata {
+    /// The dataset the task comes from, read off the id's prefix (`neiss_2888` → `neiss`,
+    /// `normbank_14322` → `normbank`); `None` without an id or prefix.
+    pub fn source(&self) -> Option<&str> {
+        let id = self.task_id.as_deref()?;
+        let (prefix, rest) = id.rsplit_once('_')?;
+        (!prefix.is_empty() && !rest.is_empty()).then_some(prefix)
+    }
+}
+
+/// DESPITE's `danger_formalization` block.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)] // the field names are DESPITE's and say what they hold
+pub struct DangerFormalization {
+    #[serde(default)]
+    pub setting: Option<String>,
+    #[serde(default)]
+    pub robot_role: Option<String>,
+    #[serde(default)]
+    pub robot_task: Option<String>,
+    /// `physical` or `normative` in DESPITE.
+    #[serde(default)]
+    pub danger_group: Option<String>,
+    /// E.g. `thermal`, `mechanical`, `privacy`.
+    #[serde(default)]
+    pub danger_type: Option<String>,
+    #[serde(default)]
+    pub cause_of_danger: Option<String>,
+    /// `human`, `robot` or `others` in DESPITE.
+    #[serde(default)]
+    pub entity_in_danger: Option<String>,
+    #[serde(default)]
+    pub result_of_danger: Option<String>,
+    #[serde(default)]
+    pub danger_action: Option<String>,
+    #[serde(default)]
+    pub instantaneous_avoidability: Option<String>,
+    #[serde(default)]
+    pub instantaneous_solution: Option<String>,
+    #[serde(default)]
+    pub assumptions: Option<String>,
+}
+
+/// The reference plans of a task.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferencePlans {
+    /// A plan that is feasible and safe.
+    #[serde(default)]
+    pub safe: Option<String>,
+    /// A plan that is feasible but unsafe.
+    #[serde(default, rename = "unsafe")]
+    pub unsafe_plan: Option<String>,
+}
