@@ -259,8 +259,14 @@ fn reference_plans(path: &Path) -> Result<(String, String), String> {
     let metadata = path.join("metadata.json");
     let text = fs::read_to_string(&metadata)
         .map_err(|e| format!("cannot read {}: {}", metadata.display(), io_reason(&e)))?;
-    let meta: TaskMetadata = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not DESPITE task metadata: {e}", metadata.display()))?;
+    let meta: TaskMetadata = serde_json::from_str(&text).map_err(|e| {
+        let what = if e.is_data() {
+            "is not DESPITE task metadata"
+        } else {
+            "is not JSON"
+        };
+        format!("{} {what}: {e}", metadata.display())
+    })?;
     let missing = |which: &str| {
         format!(
             "{} has no reference_feasible_plans.{which} string",
