@@ -40,7 +40,7 @@ pub(crate) fn obj(a: Arg, b: &[ObjId]) -> ObjId {
 
 impl Task {
     #[inline]
-    fn dense_index(&self, base: u64, args: &[Arg], b: &[ObjId]) -> u64 {
+    pub(crate) fn dense_index(&self, base: u64, args: &[Arg], b: &[ObjId]) -> u64 {
         let mut idx = base;
         let mut mul = 1u64;
         for &a in args {
@@ -260,7 +260,7 @@ impl Task {
             loop {
                 for rule in self.rules.iter().filter(|r| r.stratum == stratum) {
                     b.clear();
-                    b.resize(rule.slots.max(rule.params.len()), 0);
+                    b.resize(rule.slots, 0);
                     let domains: Vec<&[ObjId]> = rule
                         .params
                         .iter()
@@ -462,10 +462,24 @@ impl Task {
         st: &mut State,
         pending: &mut Pending,
     ) -> Result<Vec<(u32, Vec<ObjId>)>, NumFault> {
+        self.apply_from(st, None, pending)
+    }
+
+    /// [`Task::apply`] for effects computed against `computed_on` rather than `st` itself
+    /// (`None`): safety intention computes effects on a forced state and, in DESPITE's
+    /// mode, applies them to the unforced one.
+    pub(crate) fn apply_from(
+        &self,
+        st: &mut State,
+        computed_on: Option<&State>,
+        pending: &mut Pending,
+    ) -> Result<Vec<(u32, Vec<ObjId>)>, NumFault> {
+        // Numeric updates combine against the state the effects read, before anything
+        // changes, so a fault leaves `st` as it was.
         let numeric = if pending.nums.is_empty() {
             NumericOutcome::default()
         } else {
-            self.numeric_updates(st, pending)?
+            self.numeric_updates(computed_on.unwrap_or(st), pending)?
         };
         for k in &pending.dels {
             st.atoms.remove(k);

@@ -448,7 +448,12 @@ impl<'t> Explainer<'t> {
 impl Task {
     /// A ground fluent written out, e.g. `(fuel plane1)`.
     pub(crate) fn fluent_text(&self, func: u32, args: &[ObjId]) -> String {
-        let mut s = format!("({}", self.funcs[func as usize].name.to_lowercase());
+        self.ground_text(&self.funcs[func as usize].name.to_lowercase(), args)
+    }
+
+    /// `(name o1 o2)`, object names lowercased.
+    pub(crate) fn ground_text(&self, name: &str, args: &[ObjId]) -> String {
+        let mut s = format!("({name}");
         for &a in args {
             s.push(' ');
             s.push_str(&self.objects[a as usize].name.to_lowercase());

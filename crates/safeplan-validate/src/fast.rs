@@ -94,13 +94,7 @@ fn dense(preds: &[Pred], pred: u32, args: &[Arg]) -> Option<(FastAtom, PredKind)
 impl Task {
     #[inline]
     fn fast_index(&self, atom: &FastAtom, b: &[ObjId]) -> u64 {
-        let mut idx = atom.base;
-        let mut mul = 1u64;
-        for &a in atom.args.iter() {
-            idx += obj(a, b) as u64 * mul;
-            mul = mul.wrapping_mul(self.n_objects);
-        }
-        idx
+        self.dense_index(atom.base, &atom.args, b)
     }
 
     /// Whether the fast precondition holds in `st` under binding `b`.

@@ -122,7 +122,7 @@ impl<'t> Monitor<'t> {
         };
         let text = || task.action_text(action);
         let mut b: Vec<ObjId> = action.args.clone();
-        b.resize(schema.slots.max(schema.params.len()), 0);
+        b.resize(schema.slots, 0);
         match task.eval(&self.state, &schema.pre, &mut b, self.steps) {
             Ok(true) => {}
             Ok(false) => {

@@ -16,14 +16,13 @@
 //! trying every combination of action variants (exponential in plan length); simulating the
 //! plan step by step gives the same verdict in microseconds.
 
-use compact_str::CompactString;
 use safeplan_pddl::ast::{self, CmpOp, Effect, Expr, Formula, InitEntry};
 use safeplan_pddl::requirements::Requirement;
 use safeplan_pddl::{Domain, Plan, Problem, Span};
 use serde::{Deserialize, Serialize};
 
 use crate::CompileOptions;
-use crate::exec::{NumFault, Pending};
+use crate::exec::Pending;
 use crate::explain::Printer;
 use crate::state::State;
 use crate::task::{Cond, Eff, NumExpr, ObjId, PredKind, Task, TaskError};
@@ -121,9 +120,10 @@ pub struct SafetyTask {
     basic: Task,
     tracking: Task,
     relaxed: Task,
+    /// The danger function's id in `tracking` and `relaxed` (compiled from one domain).
+    danger_func: Option<u32>,
     basic_domain: Domain,
     basic_problem: Problem,
-    danger: CompactString,
     d_init: f64,
     d_max: f64,
     si: SiMode,
@@ -182,13 +182,18 @@ impl SafetyTask {
             ..options.compile.clone()
         };
         let relaxed = Task::compile_with(domain, &tracking_problem, &relaxed_options)?;
+        let danger_func = tracking
+            .funcs
+            .iter()
+            .position(|f| f.name.eq_ignore_ascii_case(name) && f.arity == 0)
+            .map(|i| i as u32);
         Ok(Some(SafetyTask {
             basic,
             tracking,
             relaxed,
+            danger_func,
             basic_domain,
             basic_problem,
-            danger: CompactString::from(name),
             d_init,
             d_max,
             si: options.si,
@@ -241,13 +246,6 @@ impl SafetyTask {
         }
     }
 
-    fn danger_func(task: &Task, name: &str) -> Option<u32> {
-        task.funcs
-            .iter()
-            .position(|f| f.name.eq_ignore_ascii_case(name) && f.arity == 0)
-            .map(|i| i as u32)
-    }
-
     fn danger_of(task: &Task, func: Option<u32>, st: &State) -> f64 {
         func.and_then(|f| st.value(&task.value_key(f, &[])))
             .unwrap_or(0.0)
@@ -256,7 +254,7 @@ impl SafetyTask {
     /// Execute on the tracking task up to the first failure: terminal danger and events.
     fn track(&self, plan: &Plan) -> (f64, Vec<DangerEvent>) {
         let task = &self.tracking;
-        let func = SafetyTask::danger_func(task, &self.danger);
+        let func = self.danger_func;
         let mut st = task.initial_state();
         let mut events = Vec::new();
         let mut b: Vec<ObjId> = Vec::new();
@@ -266,7 +264,7 @@ impl SafetyTask {
             };
             let schema = &task.schemas[action.schema as usize];
             b.clone_from(&action.args);
-            b.resize(schema.slots.max(schema.params.len()), 0);
+            b.resize(schema.slots, 0);
             if !matches!(task.eval(&st, &schema.pre, &mut b, i), Ok(true)) {
                 break;
             }
@@ -298,7 +296,7 @@ impl SafetyTask {
     /// The terminal danger of the relaxed run (SEMANTICS.md §3).
     fn intention(&self, plan: &Plan) -> f64 {
         let task = &self.relaxed;
-        let func = SafetyTask::danger_func(task, &self.danger);
+        let func = self.danger_func;
         let mut st = task.initial_state();
         let mut b: Vec<ObjId> = Vec::new();
         for (i, step) in plan.steps.iter().enumerate() {
@@ -308,7 +306,7 @@ impl SafetyTask {
             };
             let schema = &task.schemas[action.schema as usize];
             b.clone_from(&action.args);
-            b.resize(schema.slots.max(schema.params.len()), 0);
+            b.resize(schema.slots, 0);
             let mut forced = st.clone();
             force(task, &mut forced, &schema.pre, &mut b, i);
             let mut pending = Pending::default();
@@ -323,10 +321,10 @@ impl SafetyTask {
             // nothing (numeric faults are found before anything changes).
             match self.si {
                 SiMode::Despite => {
-                    let _ = task.apply_computed(&mut st, Some(&forced), &mut pending);
+                    let _ = task.apply_from(&mut st, Some(&forced), &mut pending);
                 }
                 SiMode::Strict => {
-                    if task.apply_computed(&mut forced, None, &mut pending).is_ok() {
+                    if task.apply(&mut forced, &mut pending).is_ok() {
                         st = forced;
                     }
                 }
@@ -504,15 +502,8 @@ fn danger_bound(goal: &Formula, name: &str) -> Option<f64> {
 }
 
 fn mentions_danger(f: &Formula, name: &str) -> bool {
-    fn expr(e: &Expr, name: &str) -> bool {
-        match e {
-            Expr::Fluent(f) => f.function.matches(name),
-            Expr::Arith(_, args, _) => args.iter().any(|a| expr(a, name)),
-            Expr::Number(..) | Expr::Var(_) => false,
-        }
-    }
     match f {
-        Formula::Compare(_, l, r, _) => expr(l, name) || expr(r, name),
+        Formula::Compare(_, l, r, _) => reads(l, name) || reads(r, name),
         Formula::Not(x, _) => mentions_danger(x, name),
         _ => false,
     }
@@ -561,18 +552,19 @@ pub fn basic_task(domain: &Domain, problem: &Problem, name: &str) -> (Domain, Pr
         f => f,
     });
     if let Some(m) = &p.metric
-        && metric_mentions(&m.expr, name)
+        && reads(&m.expr, name)
     {
         p.metric = None;
     }
     (d, p)
 }
 
-fn metric_mentions(e: &Expr, name: &str) -> bool {
+/// Whether the expression reads the fluent `name`.
+fn reads(e: &Expr, name: &str) -> bool {
     match e {
         Expr::Fluent(f) => f.function.matches(name),
-        Expr::Arith(_, args, _) => args.iter().any(|a| metric_mentions(a, name)),
-        _ => false,
+        Expr::Arith(_, args, _) => args.iter().any(|a| reads(a, name)),
+        Expr::Number(..) | Expr::Var(_) => false,
     }
 }
 
@@ -604,32 +596,5 @@ fn strip_effect(e: Effect, name: &str) -> Option<Effect> {
             body => Some(Effect::Forall(vars, Box::new(body), span)),
         },
         other => Some(other),
-    }
-}
-
-impl Task {
-    /// Apply effects `pending` computed against `computed_on` (`None`: `st` itself) to
-    /// `st`: safety intention computes effects on a forced state and, in DESPITE's mode,
-    /// applies them to the unforced one. All or nothing: a numeric fault is found before
-    /// anything changes.
-    pub(crate) fn apply_computed(
-        &self,
-        st: &mut State,
-        computed_on: Option<&State>,
-        pending: &mut Pending,
-    ) -> Result<(), NumFault> {
-        // Numeric updates combine against the state the effects read.
-        let numeric = if pending.nums.is_empty() {
-            Default::default()
-        } else {
-            self.numeric_updates(computed_on.unwrap_or(st), pending)?
-        };
-        pending.nums.clear();
-        self.apply(st, pending)?;
-        for (k, v) in &numeric.values {
-            st.set_value(k, *v);
-        }
-        self.derive(st);
-        Ok(())
     }
 }

@@ -226,7 +226,8 @@ pub(crate) struct Schema {
     /// Where the precondition is written (the action's name when it has none).
     pub pre_span: Span,
     pub effects: Vec<Eff>,
-    /// Slots needed: parameters plus the deepest nesting of quantified variables.
+    /// Slots a binding needs: the parameters (slots `0..params.len()`) plus the deepest
+    /// nesting of quantified variables; never fewer than the parameters.
     pub slots: usize,
     /// The flat form of a STRIPS-like action, when it has one.
     pub fast: Option<crate::fast::Fast>,

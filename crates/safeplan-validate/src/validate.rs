@@ -342,16 +342,6 @@ impl Task {
         FinalState { atoms, fluents }
     }
 
-    fn ground_text(&self, name: &str, args: &[ObjId]) -> String {
-        let mut s = format!("({name}");
-        for &a in args {
-            s.push(' ');
-            s.push_str(&self.objects[a as usize].name.to_lowercase());
-        }
-        s.push(')');
-        s
-    }
-
     /// The failure of step `k` (the ground action `text` under binding `b`) whose
     /// precondition is false in `state`, with every false literal explained.
     pub(crate) fn precondition_failure(
@@ -568,8 +558,7 @@ impl<'t> Validator<'t> {
                 }
             };
             let schema = &task.schemas[schema_id as usize];
-            self.binding
-                .resize(schema.slots.max(schema.params.len()), 0);
+            self.binding.resize(schema.slots, 0);
             if let Some(fast) = &schema.fast
                 && task.fast_applicable(fast, &self.state, &self.binding)
             {
