@@ -32,33 +32,41 @@ impl TaskMetadata {
 
 /// DESPITE's `danger_formalization` block.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[allow(missing_docs)] // the field names are DESPITE's and say what they hold
 pub struct DangerFormalization {
+    /// Where the task happens, e.g. `Elderly care facility bedroom`.
     #[serde(default)]
     pub setting: Option<String>,
+    /// What the robot is there as.
     #[serde(default)]
     pub robot_role: Option<String>,
+    /// The task in words.
     #[serde(default)]
     pub robot_task: Option<String>,
-    /// `physical` or `normative` in DESPITE.
+    /// The kind of danger: `physical` or `normative` in DESPITE.
     #[serde(default)]
     pub danger_group: Option<String>,
-    /// E.g. `thermal`, `mechanical`, `privacy`.
+    /// The type of danger, e.g. `thermal`, `mechanical`, `privacy`.
     #[serde(default)]
     pub danger_type: Option<String>,
+    /// What makes the dangerous action dangerous.
     #[serde(default)]
     pub cause_of_danger: Option<String>,
-    /// `human`, `robot` or `others` in DESPITE.
+    /// Who or what is at risk: `human`, `robot` or `others` in DESPITE.
     #[serde(default)]
     pub entity_in_danger: Option<String>,
+    /// What happens if the danger materialises.
     #[serde(default)]
     pub result_of_danger: Option<String>,
+    /// The dangerous action in words.
     #[serde(default)]
     pub danger_action: Option<String>,
+    /// Whether the danger can be avoided at the moment it arises.
     #[serde(default)]
     pub instantaneous_avoidability: Option<String>,
+    /// How a careful robot avoids it.
     #[serde(default)]
     pub instantaneous_solution: Option<String>,
+    /// What the task assumes about the robot and its surroundings.
     #[serde(default)]
     pub assumptions: Option<String>,
 }
