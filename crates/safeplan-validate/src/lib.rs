@@ -64,6 +64,7 @@
 mod exec;
 mod explain;
 mod fast;
+pub mod lifted;
 mod metadata;
 mod monitor;
 mod safety;

@@ -210,6 +210,20 @@ impl SafetyTask {
         &self.basic
     }
 
+    /// The tracking task: the safety-augmented domain with the basic goal (no danger bound)
+    /// and danger initialised to d_init. A plan is safe when it is valid here and ends with
+    /// [`SafetyTask::danger_function`] at most [`SafetyTask::threshold`]; a planner searches
+    /// this task for safe and unsafe plans.
+    pub fn tracking(&self) -> &Task {
+        &self.tracking
+    }
+
+    /// The danger function's id in [`SafetyTask::tracking`] (`None` only when no action can
+    /// reach it, in which case danger stays d_init).
+    pub fn danger_function(&self) -> Option<u32> {
+        self.danger_func
+    }
+
     /// The danger fluent's initial value (d_init).
     pub fn initial_danger(&self) -> f64 {
         self.d_init

@@ -120,12 +120,12 @@ pub struct Object {
 
 /// Where an atom of a predicate lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PredKind {
-    /// Changed by some action: in [`State::atoms`].
+pub enum PredKind {
+    /// Changed by some action: part of every state.
     Fluent,
-    /// Never changed: in the task's static set.
+    /// Never changed by any action: stored once in the task.
     Static,
-    /// Defined by an axiom: in [`State::derived`], recomputed after every step.
+    /// Defined by an axiom, recomputed after every step.
     Derived,
 }
 
@@ -145,92 +145,142 @@ pub(crate) struct Pred {
 
 /// A term of a lifted atom: a slot of the binding or a fixed object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Arg {
+pub enum Arg {
+    /// The object bound to this slot (a parameter, then quantified variables).
     Slot(u16),
+    /// A fixed object (a constant written in the domain or problem).
     Obj(ObjId),
 }
 
+/// A lifted atom: a predicate applied to terms.
 #[derive(Clone, Debug)]
-pub(crate) struct AtomRef {
+pub struct AtomRef {
+    /// The predicate's id (see [`Task::predicate_name`]).
     pub pred: u32,
+    /// Its terms.
     pub args: Box<[Arg]>,
+    /// Where it is written.
     pub span: Span,
 }
 
+/// A lifted numeric fluent: a function applied to terms.
 #[derive(Clone, Debug)]
-pub(crate) struct FluentRef {
+pub struct FluentRef {
+    /// The function's id (see [`Task::function_name`]).
     pub func: u32,
+    /// Its terms.
     pub args: Box<[Arg]>,
 }
 
 /// A quantified variable: its slot and the objects it ranges over.
 #[derive(Clone, Debug)]
-pub(crate) struct QVar {
+pub struct QVar {
+    /// The binding slot it fills.
     pub slot: u16,
+    /// Its name as written, without `?`.
     pub name: CompactString,
+    /// The objects it ranges over (see [`Task::domain_objects`]).
     pub domain: u32,
 }
 
+/// A numeric expression.
 #[derive(Clone, Debug)]
-pub(crate) enum NumExpr {
+pub enum NumExpr {
+    /// A number.
     Const(f64),
+    /// The value of a fluent; reading an undefined one is a numeric error.
     Fluent(FluentRef),
+    /// An arithmetic operation (`-` with one operand negates).
     Arith(ArithOp, Vec<NumExpr>),
     /// `(total-time)`: the number of steps executed so far.
     TotalTime,
 }
 
+/// A lifted condition (precondition, `when` condition, goal, axiom body).
 #[derive(Clone, Debug)]
-pub(crate) enum Cond {
+pub enum Cond {
+    /// Always holds (an empty precondition).
     True,
+    /// An atom holds.
     Atom(AtomRef),
+    /// Two terms denote the same object.
     Eq(Arg, Arg, Span),
+    /// Negation.
     Not(Box<Cond>, Span),
+    /// Conjunction.
     And(Vec<Cond>),
+    /// Disjunction.
     Or(Vec<Cond>, Span),
+    /// Implication.
     Imply(Box<Cond>, Box<Cond>),
+    /// `forall` (when `forall`) or `exists` over the objects of each variable's domain.
     Quant {
+        /// `forall` rather than `exists`.
         forall: bool,
+        /// The variables, bound in their slots.
         vars: Vec<QVar>,
+        /// The body.
         body: Box<Cond>,
+        /// Where it is written.
         span: Span,
     },
+    /// A numeric comparison, with the task's slack ([`Task::numeric_slack`]).
     Compare(CmpOp, NumExpr, NumExpr, Span),
 }
 
+/// A lifted effect. All effects of a step read the state before it.
 #[derive(Clone, Debug)]
-pub(crate) enum Eff {
+pub enum Eff {
+    /// Make an atom true.
     Add(AtomRef),
+    /// Make an atom false (deletes apply before adds).
     Del(AtomRef),
+    /// Update a numeric fluent.
     Num {
+        /// `assign`, `increase`, ...
         op: AssignOp,
+        /// The fluent updated.
         target: FluentRef,
+        /// The operand, read in the state before the step.
         value: NumExpr,
+        /// Where it is written.
         span: Span,
     },
+    /// Conditional effects.
     When {
+        /// The condition, read in the state before the step.
         cond: Cond,
+        /// The effects when it holds.
         body: Vec<Eff>,
     },
+    /// Universally quantified effects.
     Forall {
+        /// The variables, bound in their slots.
         vars: Vec<QVar>,
+        /// The effects, once per binding.
         body: Vec<Eff>,
     },
 }
 
+/// A lifted action.
 #[derive(Clone, Debug)]
-pub(crate) struct Schema {
+pub struct Schema {
+    /// The name as declared.
     pub name: CompactString,
+    /// Parameter names (without `?`) and the domain each ranges over; parameter `i` is
+    /// slot `i`.
     pub params: Vec<(CompactString, u32)>,
+    /// The precondition.
     pub pre: Cond,
     /// Where the precondition is written (the action's name when it has none).
     pub pre_span: Span,
+    /// The effects.
     pub effects: Vec<Eff>,
     /// Slots a binding needs: the parameters (slots `0..params.len()`) plus the deepest
     /// nesting of quantified variables; never fewer than the parameters.
     pub slots: usize,
     /// The flat form of a STRIPS-like action, when it has one.
-    pub fast: Option<crate::fast::Fast>,
+    pub(crate) fast: Option<crate::fast::Fast>,
 }
 
 #[derive(Clone, Debug)]

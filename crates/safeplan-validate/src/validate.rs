@@ -264,80 +264,27 @@ impl Task {
         self.eval(state, &self.goal, &mut b, time)
     }
 
-    fn goal_slots(&self) -> usize {
+    /// Binding slots the goal's quantified variables need.
+    pub fn goal_slots(&self) -> usize {
         self.goal_slots
     }
 
     /// `state` written out: true atoms (static facts included) and defined fluents, sorted.
     pub fn describe_state(&self, state: &State) -> FinalState {
-        let mut atoms = Vec::new();
-        let n = self.n_objects.max(1);
-        for (pid, pred) in self.preds.iter().enumerate() {
-            let set = match pred.kind {
-                PredKind::Fluent => &state.atoms,
-                PredKind::Static => &self.statics,
-                PredKind::Derived => continue,
-            };
-            let name = pred.sym.name.to_lowercase();
-            match pred.sym.base {
-                Some(base) => {
-                    let size = n.pow(pred.sym.arity as u32);
-                    for idx in set.dense_ones().filter(|&i| i >= base && i < base + size) {
-                        let mut rest = idx - base;
-                        let args: Vec<ObjId> = (0..pred.sym.arity)
-                            .map(|_| {
-                                let o = (rest % n) as ObjId;
-                                rest /= n;
-                                o
-                            })
-                            .collect();
-                        atoms.push(self.ground_text(&name, &args));
-                    }
-                }
-                None => {
-                    for key in set
-                        .sparse
-                        .iter()
-                        .filter(|k| k.first() == Some(&(pid as u32)))
-                    {
-                        atoms.push(self.ground_text(&name, &key[1..]));
-                    }
-                }
-            }
-        }
+        let mut atoms: Vec<String> = self
+            .true_atoms(state)
+            .into_iter()
+            .map(|(pred, args)| {
+                let name = self.preds[pred as usize].sym.name.to_lowercase();
+                self.ground_text(&name, &args)
+            })
+            .collect();
         atoms.sort();
-        let mut fluents = Vec::new();
-        for (fid, f) in self.funcs.iter().enumerate() {
-            match f.base {
-                Some(base) => {
-                    let size = n.pow(f.arity as u32);
-                    for i in 0..size {
-                        let Some(&v) = state.values.get((base + i) as usize) else {
-                            break;
-                        };
-                        if v.is_nan() {
-                            continue;
-                        }
-                        let mut rest = i;
-                        let args: Vec<ObjId> = (0..f.arity)
-                            .map(|_| {
-                                let o = (rest % n) as ObjId;
-                                rest /= n;
-                                o
-                            })
-                            .collect();
-                        fluents.push((self.fluent_text(fid as u32, &args), v));
-                    }
-                }
-                None => {
-                    for (key, &v) in &state.sparse_values {
-                        if key.first() == Some(&(fid as u32)) {
-                            fluents.push((self.fluent_text(fid as u32, &key[1..]), v));
-                        }
-                    }
-                }
-            }
-        }
+        let mut fluents: Vec<(String, f64)> = self
+            .defined_values(state)
+            .into_iter()
+            .map(|(func, args, v)| (self.fluent_text(func, &args), v))
+            .collect();
         fluents.sort_by(|a, b| a.0.cmp(&b.0));
         FinalState { atoms, fluents }
     }

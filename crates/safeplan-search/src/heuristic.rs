@@ -1,0 +1,228 @@
+//! Delete-relaxation heuristics: h_max (admissible, for A*) and h_FF (for greedy search).
+//!
+//! Each ground action becomes one relaxed action per effect group: the action's required
+//! atoms plus the group's, adding the group's atoms. Negative literals, disjunctions and
+//! numeric conditions are dropped, which only makes the relaxation easier, so h_max stays a
+//! lower bound on the plan length (every atom's h_max is at most the first step at which a
+//! real plan makes it true). An atom unreachable in the relaxation is unreachable, so
+//! infinity is a proof that the goal cannot be reached from the state.
+//!
+//! The exploration is Dijkstra's with a bucket queue (costs are small integers) and
+//! precondition counters, as in Fast Downward.
+
+use crate::eval::test;
+use crate::ground::GroundTask;
+
+/// Which relaxed estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Relaxation {
+    /// h_max: the costliest goal atom.
+    Max,
+    /// h_FF: the relaxed plan read off h_add's best supporters.
+    Ff,
+}
+
+struct RelaxedAction {
+    pre: u32,
+    pre_count: u32,
+    adds: std::ops::Range<u32>,
+    op: u32,
+}
+
+/// A relaxed task and the buffers its exploration reuses.
+pub(crate) struct Heuristic {
+    kind: Relaxation,
+    actions: Vec<RelaxedAction>,
+    /// Flattened preconditions and adds of `actions`.
+    pres: Vec<u32>,
+    adds: Vec<u32>,
+    /// Per atom: the relaxed actions it is a precondition of.
+    pre_of: Vec<Vec<u32>>,
+    no_pre: Vec<u32>,
+    goal: Vec<u32>,
+    cost: Vec<u32>,
+    supporter: Vec<u32>,
+    unsat: Vec<u32>,
+    acc: Vec<u32>,
+    buckets: Vec<Vec<u32>>,
+    marked_ops: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u32>,
+    seen_atom: Vec<u32>,
+}
+
+pub(crate) const INFINITE: u32 = u32::MAX;
+
+impl Heuristic {
+    pub fn new(task: &GroundTask, kind: Relaxation) -> Heuristic {
+        let mut h = Heuristic {
+            kind,
+            actions: Vec::new(),
+            pres: Vec::new(),
+            adds: Vec::new(),
+            pre_of: vec![Vec::new(); task.atoms.len()],
+            no_pre: Vec::new(),
+            goal: task.goal.pos.clone(),
+            cost: vec![INFINITE; task.atoms.len()],
+            supporter: vec![u32::MAX; task.atoms.len()],
+            unsat: Vec::new(),
+            acc: Vec::new(),
+            buckets: Vec::new(),
+            marked_ops: vec![0; task.ops.len()],
+            stamp: 0,
+            stack: Vec::new(),
+            seen_atom: vec![0; task.atoms.len()],
+        };
+        for (o, op) in task.ops.iter().enumerate() {
+            for e in &op.effects {
+                if e.adds.is_empty() {
+                    continue;
+                }
+                let mut pre: Vec<u32> = op.pre.pos.iter().chain(&e.cond.pos).copied().collect();
+                pre.sort_unstable();
+                pre.dedup();
+                let id = h.actions.len() as u32;
+                for &p in &pre {
+                    h.pre_of[p as usize].push(id);
+                }
+                if pre.is_empty() {
+                    h.no_pre.push(id);
+                }
+                let start = h.adds.len() as u32;
+                h.adds.extend_from_slice(&e.adds);
+                h.actions.push(RelaxedAction {
+                    pre: h.pres.len() as u32,
+                    pre_count: pre.len() as u32,
+                    adds: start..h.adds.len() as u32,
+                    op: o as u32,
+                });
+                h.pres.extend(pre);
+            }
+        }
+        h.unsat = vec![0; h.actions.len()];
+        h.acc = vec![0; h.actions.len()];
+        h
+    }
+
+    fn push(&mut self, atom: u32, cost: u32, by: u32) {
+        if cost < self.cost[atom as usize] {
+            self.cost[atom as usize] = cost;
+            self.supporter[atom as usize] = by;
+            let c = cost as usize;
+            if self.buckets.len() <= c {
+                self.buckets.resize_with(c + 1, Vec::new);
+            }
+            self.buckets[c].push(atom);
+        }
+    }
+
+    /// The estimate for state `s` (its atom bits), `INFINITE` for a proven dead end.
+    pub fn evaluate(&mut self, s: &[u64]) -> u32 {
+        self.cost.fill(INFINITE);
+        for (a, r) in self.actions.iter().enumerate() {
+            self.unsat[a] = r.pre_count;
+        }
+        self.acc.fill(0);
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        let n_atoms = self.cost.len() as u32;
+        for atom in 0..n_atoms {
+            if test(s, atom) {
+                self.push(atom, 0, u32::MAX);
+            }
+        }
+        for i in 0..self.no_pre.len() {
+            let a = self.no_pre[i];
+            self.fire(a, 0);
+        }
+        let mut goals_left = self.goal.len();
+        let mut c = 0;
+        while c < self.buckets.len() {
+            while let Some(atom) = self.buckets[c].pop() {
+                if self.cost[atom as usize] != c as u32 {
+                    continue;
+                }
+                if goals_left > 0 && self.goal.binary_search(&atom).is_ok() {
+                    goals_left -= 1;
+                }
+                if goals_left == 0 && self.kind == Relaxation::Max {
+                    // Every goal atom is final: h_max is their largest cost.
+                    break;
+                }
+                for i in 0..self.pre_of[atom as usize].len() {
+                    let a = self.pre_of[atom as usize][i] as usize;
+                    self.acc[a] = match self.kind {
+                        Relaxation::Max => self.acc[a].max(c as u32),
+                        Relaxation::Ff => self.acc[a].saturating_add(c as u32),
+                    };
+                    self.unsat[a] -= 1;
+                    if self.unsat[a] == 0 {
+                        let base = self.acc[a];
+                        self.fire(a as u32, base);
+                    }
+                }
+            }
+            if goals_left == 0 && self.kind == Relaxation::Max {
+                break;
+            }
+            c += 1;
+        }
+        let mut h = 0u32;
+        for &g in &self.goal {
+            let cg = self.cost[g as usize];
+            if cg == INFINITE {
+                return INFINITE;
+            }
+            h = match self.kind {
+                Relaxation::Max => h.max(cg),
+                Relaxation::Ff => 0,
+            };
+        }
+        if self.kind == Relaxation::Ff {
+            return self.relaxed_plan_length();
+        }
+        h
+    }
+
+    fn fire(&mut self, a: u32, base: u32) {
+        let r = &self.actions[a as usize];
+        let cost = base.saturating_add(1);
+        for i in r.adds.clone() {
+            let atom = self.adds[i as usize];
+            self.push(atom, cost, a);
+        }
+    }
+
+    /// h_FF: the number of distinct actions in the relaxed plan read off the best supporters.
+    fn relaxed_plan_length(&mut self) -> u32 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marked_ops.fill(0);
+            self.seen_atom.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        let mut count = 0;
+        self.stack.clear();
+        self.stack.extend_from_slice(&self.goal);
+        while let Some(atom) = self.stack.pop() {
+            if self.seen_atom[atom as usize] == stamp {
+                continue;
+            }
+            self.seen_atom[atom as usize] = stamp;
+            let by = self.supporter[atom as usize];
+            if by == u32::MAX {
+                continue;
+            }
+            let r = &self.actions[by as usize];
+            if self.marked_ops[r.op as usize] != stamp {
+                self.marked_ops[r.op as usize] = stamp;
+                count += 1;
+            }
+            let pre = r.pre as usize..(r.pre + r.pre_count) as usize;
+            self.stack.extend_from_slice(&self.pres[pre]);
+        }
+        count
+    }
+}

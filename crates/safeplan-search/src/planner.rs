@@ -1,0 +1,253 @@
+//! The planner's front: a grounded task and the searches one can run on it, for the task's
+//! own goal or for safe and unsafe plans of a safety-augmented task.
+
+use std::time::Instant;
+
+use safeplan_pddl::ast::{ArithOp, AssignOp};
+use safeplan_validate::{SafetyTask, Task};
+use serde::{Deserialize, Serialize};
+
+use crate::error::GroundError;
+use crate::ground::{GCond, GNum, GroundOptions, GroundTask};
+use crate::search::{self, Algorithm, Bound, Goal, Limits, SearchResult};
+
+/// How to search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// When to give up.
+    pub limits: Limits,
+}
+
+/// The size of a grounded task and how long grounding took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroundStats {
+    /// Reachable fluent atoms.
+    pub atoms: usize,
+    /// Ground actions.
+    pub actions: usize,
+    /// Numeric state variables.
+    pub numeric: usize,
+    /// Seconds spent grounding.
+    pub seconds: f64,
+}
+
+/// A grounded task, ready to be searched for its goal any number of times.
+#[derive(Clone, Debug)]
+pub struct Planner {
+    task: GroundTask,
+    stats: GroundStats,
+}
+
+impl Planner {
+    /// Ground `task` by reachability.
+    pub fn new(task: &Task, options: &GroundOptions) -> Result<Planner, GroundError> {
+        Planner::ground(task, options, &[])
+    }
+
+    fn ground(task: &Task, options: &GroundOptions, keep: &[u32]) -> Result<Planner, GroundError> {
+        let start = Instant::now();
+        let task = GroundTask::ground_keeping(task, options, keep)?;
+        let stats = GroundStats {
+            atoms: task.atom_count(),
+            actions: task.action_count(),
+            numeric: task.numeric_count(),
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        Ok(Planner { task, stats })
+    }
+
+    /// Search for a plan that reaches the task's goal.
+    pub fn plan(&self, options: &SearchOptions) -> SearchResult {
+        let goal = Goal {
+            pre: &self.task.goal,
+            possible: self.task.goal_possible,
+            bound: None,
+            monotone: false,
+        };
+        search::search(&self.task, &goal, options.algorithm, &options.limits)
+    }
+
+    /// The grounded task.
+    pub fn ground_task(&self) -> &GroundTask {
+        &self.task
+    }
+
+    /// Grounding statistics.
+    pub fn grounding(&self) -> &GroundStats {
+        &self.stats
+    }
+}
+
+/// Planning for a safety-augmented task (DESPITE): safe plans, unsafe plans, safety effort.
+///
+/// Searches run on the task's tracking form (the augmented domain with the basic goal), so a
+/// plan found is feasible by construction; the danger bound is checked exactly on the
+/// terminal value, as [`SafetyTask::evaluate`] judges it.
+#[derive(Clone, Debug)]
+pub struct SafetyPlanner {
+    planner: Planner,
+    /// The danger variable, `None` when no action changes danger.
+    danger: Option<u32>,
+    d_init: f64,
+    d_max: f64,
+    monotone: bool,
+}
+
+/// Reference plans of a safety-augmented task and the safety effort between them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SafetyEffort {
+    /// The search for a shortest safe plan.
+    pub safe: SearchResult,
+    /// The search for a shortest feasible but unsafe plan.
+    #[serde(rename = "unsafe")]
+    pub unsafe_plan: SearchResult,
+    /// |safe| − |unsafe|: the extra steps safety costs (negative when the unsafe plan is
+    /// longer). `None` unless both plans were found by an optimal search.
+    pub effort: Option<i64>,
+}
+
+impl SafetyPlanner {
+    /// Ground the tracking form of `safety`.
+    pub fn new(safety: &SafetyTask, options: &GroundOptions) -> Result<SafetyPlanner, GroundError> {
+        let keep: Vec<u32> = safety.danger_function().into_iter().collect();
+        let planner = Planner::ground(safety.tracking(), options, &keep)?;
+        let danger = safety
+            .danger_function()
+            .and_then(|f| planner.task.var_of(f));
+        let monotone = danger.is_some_and(|d| monotone(&planner.task, d));
+        Ok(SafetyPlanner {
+            planner,
+            danger,
+            d_init: safety.initial_danger(),
+            d_max: safety.threshold(),
+            monotone,
+        })
+    }
+
+    fn search(&self, bound: Option<Bound>, options: &SearchOptions) -> SearchResult {
+        let task = &self.planner.task;
+        // Danger that no action changes stays d_init: the bound is then settled up front.
+        let settled = match (self.danger, bound) {
+            (None, Some(Bound::AtMost(d))) => Some(self.d_init <= d),
+            (None, Some(Bound::Above(d))) => Some(self.d_init > d),
+            _ => None,
+        };
+        let goal = Goal {
+            pre: &task.goal,
+            possible: task.goal_possible && settled != Some(false),
+            bound: self.danger.zip(bound),
+            monotone: self.monotone,
+        };
+        search::search(task, &goal, options.algorithm, &options.limits)
+    }
+
+    /// A plan for the basic goal, danger ignored (a shortest one with an optimal algorithm).
+    pub fn basic_plan(&self, options: &SearchOptions) -> SearchResult {
+        self.search(None, options)
+    }
+
+    /// A safe plan: the basic goal, ending with danger at most d_max.
+    pub fn safe_plan(&self, options: &SearchOptions) -> SearchResult {
+        self.search(Some(Bound::AtMost(self.d_max)), options)
+    }
+
+    /// A feasible but unsafe plan: the basic goal, ending with danger above d_max.
+    pub fn unsafe_plan(&self, options: &SearchOptions) -> SearchResult {
+        self.search(Some(Bound::Above(self.d_max)), options)
+    }
+
+    /// Shortest safe and unsafe plans and the safety effort between them.
+    pub fn effort(&self, options: &SearchOptions) -> SafetyEffort {
+        let safe = self.safe_plan(options);
+        let unsafe_plan = self.unsafe_plan(options);
+        let effort = match (safe.outcome.plan(), unsafe_plan.outcome.plan()) {
+            (Some(s), Some(u)) if options.algorithm.is_optimal() => {
+                Some(s.len() as i64 - u.len() as i64)
+            }
+            _ => None,
+        };
+        SafetyEffort {
+            safe,
+            unsafe_plan,
+            effort,
+        }
+    }
+
+    /// Whether danger provably never decreases and nothing but the safety bound reads it,
+    /// which lets safe searches prune states past the bound and makes their state spaces
+    /// finite.
+    pub fn danger_is_monotone(&self) -> bool {
+        self.monotone
+    }
+
+    /// Grounding statistics.
+    pub fn grounding(&self) -> &GroundStats {
+        &self.planner.stats
+    }
+
+    /// The grounded tracking task.
+    pub fn ground_task(&self) -> &GroundTask {
+        &self.planner.task
+    }
+}
+
+/// Whether every update of `var` adds a non-negative constant and nothing else reads it.
+fn monotone(task: &GroundTask, var: u32) -> bool {
+    let reads_cond = |c: &Option<GCond>| c.as_ref().is_some_and(|c| cond_reads(c, var));
+    if reads_cond(&task.goal.rest) {
+        return false;
+    }
+    for op in &task.ops {
+        if reads_cond(&op.pre.rest) {
+            return false;
+        }
+        for e in &op.effects {
+            if reads_cond(&e.cond.rest) {
+                return false;
+            }
+            for n in &e.nums {
+                if n.var == Some(var) {
+                    let step = match (n.op, &n.value) {
+                        (AssignOp::Increase, GNum::Const(c)) => *c,
+                        (AssignOp::Decrease, GNum::Const(c)) => -*c,
+                        (AssignOp::Assign, GNum::Arith(ArithOp::Add, args)) => {
+                            match args.as_slice() {
+                                [GNum::Var(v), GNum::Const(c)] | [GNum::Const(c), GNum::Var(v)]
+                                    if *v == var =>
+                                {
+                                    *c
+                                }
+                                _ => return false,
+                            }
+                        }
+                        _ => return false,
+                    };
+                    if step.is_nan() || step < 0.0 {
+                        return false;
+                    }
+                } else if num_reads(&n.value, var) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+fn cond_reads(c: &GCond, var: u32) -> bool {
+    match c {
+        GCond::And(parts) | GCond::Or(parts) => parts.iter().any(|p| cond_reads(p, var)),
+        GCond::Cmp { l, r, .. } => num_reads(l, var) || num_reads(r, var),
+        GCond::True | GCond::False | GCond::Atom(_) | GCond::NotAtom(_) => false,
+    }
+}
+
+fn num_reads(e: &GNum, var: u32) -> bool {
+    match e {
+        GNum::Var(v) => *v == var,
+        GNum::Arith(_, args) => args.iter().any(|a| num_reads(a, var)),
+        GNum::Const(_) | GNum::Undefined => false,
+    }
+}

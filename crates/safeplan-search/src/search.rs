@@ -1,0 +1,580 @@
+//! Forward state-space search over packed states: breadth-first, A* and greedy best-first.
+//!
+//! Every generated state is stored once, in one arena of `u64` words, and found again by a
+//! hash table of node ids keyed by the state's words (duplicate detection without a second
+//! copy of the state). A node is its arena slot plus its parent, the action that reached it
+//! and its depth, so a plan is read back by following parents.
+//!
+//! Successors are generated through an index: each action is filed under one atom of its
+//! precondition (the rarest would be better, the first is good enough), so a state only
+//! looks at the actions whose filed atom it makes true, plus those with no positive atom.
+
+use std::hash::BuildHasher;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+use serde::{Deserialize, Serialize};
+
+use crate::eval::{self, Layout, Scratch};
+use crate::ground::{GroundTask, Pre};
+use crate::heuristic::{Heuristic, INFINITE, Relaxation};
+
+/// A search algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    /// Breadth-first search: a shortest plan.
+    #[default]
+    Bfs,
+    /// A* with h_max: a shortest plan, usually with fewer expansions than BFS.
+    Astar,
+    /// Greedy best-first search with h_FF: a plan quickly, not necessarily a shortest one.
+    Gbfs,
+}
+
+impl Algorithm {
+    /// `bfs`, `astar` or `gbfs`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Bfs => "bfs",
+            Algorithm::Astar => "astar",
+            Algorithm::Gbfs => "gbfs",
+        }
+    }
+
+    /// Whether the plans it returns are shortest.
+    pub fn is_optimal(self) -> bool {
+        !matches!(self, Algorithm::Gbfs)
+    }
+}
+
+/// When to give up.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// The most states to store.
+    pub max_states: Option<usize>,
+    /// The most bytes of state storage (states, nodes and the duplicate table).
+    pub max_memory: Option<usize>,
+    /// Wall-clock time for the search (grounding excluded).
+    pub time: Option<Duration>,
+    /// Set it from another thread to stop the search.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// Which limit stopped a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    /// [`Limits::max_states`].
+    States,
+    /// [`Limits::max_memory`].
+    Memory,
+    /// [`Limits::time`].
+    Time,
+    /// [`Limits::cancel`].
+    Cancelled,
+}
+
+impl LimitKind {
+    /// A word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::States => "state limit",
+            LimitKind::Memory => "memory limit",
+            LimitKind::Time => "time limit",
+            LimitKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// What a search concluded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// A plan: its steps in IPC form, `(action arg...)`.
+    Found {
+        /// The steps.
+        plan: Vec<String>,
+    },
+    /// Every reachable state was explored and none satisfies the goal: no plan exists.
+    Unsolvable,
+    /// A limit stopped the search before it found a plan or proved there is none.
+    LimitReached {
+        /// Which one.
+        limit: LimitKind,
+    },
+}
+
+impl Outcome {
+    /// The plan, if one was found.
+    pub fn plan(&self) -> Option<&[String]> {
+        match self {
+            Outcome::Found { plan } => Some(plan),
+            _ => None,
+        }
+    }
+}
+
+/// Counters of one search.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// States whose successors were generated.
+    pub expanded: u64,
+    /// Successor states generated (duplicates included).
+    pub generated: u64,
+    /// Distinct states stored.
+    pub stored: u64,
+    /// Heuristic evaluations.
+    pub evaluated: u64,
+    /// Dead ends pruned (the relaxation proved the goal unreachable from them, or a safe
+    /// search's danger already exceeded the bound).
+    pub dead_ends: u64,
+    /// Search time in seconds (grounding excluded).
+    pub seconds: f64,
+}
+
+/// The search's result: the outcome and its counters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// What it concluded.
+    pub outcome: Outcome,
+    /// Algorithm used.
+    pub algorithm: Algorithm,
+    /// Counters.
+    pub stats: Stats,
+}
+
+/// A numeric condition on one variable that the goal adds to the task's own (the safety
+/// bound on danger), compared exactly, as [`safeplan_validate::SafetyVerdict`] does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Bound {
+    AtMost(f64),
+    Above(f64),
+}
+
+/// What the search must reach, and what it may prune.
+#[derive(Clone, Debug)]
+pub(crate) struct Goal<'a> {
+    pub pre: &'a Pre,
+    pub possible: bool,
+    /// A bound on a numeric variable (the danger fluent).
+    pub bound: Option<(u32, Bound)>,
+    /// The bounded variable never decreases and nothing else reads it: a safe search may
+    /// prune states above the bound, an unsafe one may treat all values above it as one.
+    pub monotone: bool,
+}
+
+struct Space {
+    layout: Layout,
+    arena: Vec<u64>,
+    parent: Vec<u32>,
+    op: Vec<u32>,
+    depth: Vec<u32>,
+    table: HashTable<u32>,
+    hasher: FxBuildHasher,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Space {
+    fn new(layout: Layout) -> Space {
+        Space {
+            layout,
+            arena: Vec::new(),
+            parent: Vec::new(),
+            op: Vec::new(),
+            depth: Vec::new(),
+            table: HashTable::new(),
+            hasher: FxBuildHasher,
+        }
+    }
+
+    fn state(&self, id: u32) -> &[u64] {
+        let w = self.layout.words;
+        &self.arena[id as usize * w..(id as usize + 1) * w]
+    }
+
+    fn hash(&self, s: &[u64]) -> u64 {
+        self.hasher.hash_one(s)
+    }
+
+    /// Store `s` unless present: `(id, new)`.
+    fn insert(&mut self, s: &[u64], parent: u32, op: u32, depth: u32) -> (u32, bool) {
+        let hash = self.hash(s);
+        let w = self.layout.words;
+        let arena = &self.arena;
+        if let Some(&id) = self.table.find(hash, |&id| {
+            &arena[id as usize * w..(id as usize + 1) * w] == s
+        }) {
+            return (id, false);
+        }
+        let id = self.parent.len() as u32;
+        self.arena.extend_from_slice(s);
+        self.parent.push(parent);
+        self.op.push(op);
+        self.depth.push(depth);
+        let (arena, hasher) = (&self.arena, &self.hasher);
+        self.table.insert_unique(hash, id, |&other| {
+            hasher.hash_one(&arena[other as usize * w..(other as usize + 1) * w])
+        });
+        (id, true)
+    }
+
+    fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.arena.capacity() * 8 + self.parent.capacity() * 12 + self.table.capacity() * 5
+    }
+
+    fn plan(&self, task: &GroundTask, mut id: u32) -> Vec<String> {
+        let mut ops = Vec::new();
+        while self.parent[id as usize] != NONE {
+            ops.push(self.op[id as usize]);
+            id = self.parent[id as usize];
+        }
+        ops.reverse();
+        ops.into_iter()
+            .map(|o| task.action_text(o as usize))
+            .collect()
+    }
+}
+
+/// The successor index: actions filed under one required atom each.
+pub(crate) struct Successors {
+    by_atom: Vec<Vec<u32>>,
+    always: Vec<u32>,
+}
+
+impl Successors {
+    pub fn new(task: &GroundTask) -> Successors {
+        let mut by_atom = vec![Vec::new(); task.atoms.len()];
+        let mut always = Vec::new();
+        for (o, op) in task.ops.iter().enumerate() {
+            match op.pre.pos.first() {
+                Some(&a) => by_atom[a as usize].push(o as u32),
+                None => always.push(o as u32),
+            }
+        }
+        Successors { by_atom, always }
+    }
+
+    /// Applicable actions in `s`, in increasing id order (so searches are deterministic).
+    pub fn applicable(&self, task: &GroundTask, s: &[u64], layout: Layout, out: &mut Vec<u32>) {
+        out.clear();
+        for (wi, &word) in s[..layout.bits].iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let atom = wi * 64 + w.trailing_zeros() as usize;
+                w &= w - 1;
+                if let Some(ops) = self.by_atom.get(atom) {
+                    for &o in ops {
+                        if eval::pre_holds(&task.ops[o as usize].pre, s, layout, task.slack)
+                            == Some(true)
+                        {
+                            out.push(o);
+                        }
+                    }
+                }
+            }
+        }
+        for &o in &self.always {
+            if eval::pre_holds(&task.ops[o as usize].pre, s, layout, task.slack) == Some(true) {
+                out.push(o);
+            }
+        }
+        out.sort_unstable();
+    }
+}
+
+struct Run<'a> {
+    task: &'a GroundTask,
+    goal: &'a Goal<'a>,
+    limits: &'a Limits,
+    start: Instant,
+    stats: Stats,
+    space: Space,
+    succ: Successors,
+    scratch: Scratch,
+    next: Vec<u64>,
+    ops: Vec<u32>,
+}
+
+/// What to do with a state, as the goal's bound sees it.
+enum Verdict {
+    Keep,
+    Prune,
+}
+
+impl<'a> Run<'a> {
+    fn is_goal(&self, s: &[u64]) -> bool {
+        if !self.goal.possible
+            || eval::pre_holds(self.goal.pre, s, self.space.layout, self.task.slack) != Some(true)
+        {
+            return false;
+        }
+        match self.goal.bound {
+            None => true,
+            Some((var, bound)) => match eval::value(s, self.space.layout, var) {
+                None => false,
+                Some(v) => match bound {
+                    Bound::AtMost(d) => v <= d,
+                    Bound::Above(d) => v > d,
+                },
+            },
+        }
+    }
+
+    /// Prune or canonicalise a fresh successor in `self.next` by the goal's bound.
+    fn bound_state(&mut self) -> Verdict {
+        let (Some((var, bound)), true) = (self.goal.bound, self.goal.monotone) else {
+            return Verdict::Keep;
+        };
+        let layout = self.space.layout;
+        let Some(v) = eval::value(&self.next, layout, var) else {
+            return Verdict::Keep;
+        };
+        match bound {
+            Bound::AtMost(d) if v > d => Verdict::Prune,
+            // Above the bound every value is the same to the goal and to every action:
+            // keep one finite representative so later increments stay finite.
+            Bound::Above(d) if v > d => {
+                eval::store(&mut self.next, layout, var, d + 1.0);
+                Verdict::Keep
+            }
+            _ => Verdict::Keep,
+        }
+    }
+
+    fn check_limits(&self) -> Option<LimitKind> {
+        if let Some(max) = self.limits.max_states
+            && self.space.len() >= max
+        {
+            return Some(LimitKind::States);
+        }
+        if let Some(max) = self.limits.max_memory
+            && self.space.bytes() >= max
+        {
+            return Some(LimitKind::Memory);
+        }
+        if let Some(t) = self.limits.time
+            && self.start.elapsed() >= t
+        {
+            return Some(LimitKind::Time);
+        }
+        if let Some(c) = &self.limits.cancel
+            && c.load(Ordering::Relaxed)
+        {
+            return Some(LimitKind::Cancelled);
+        }
+        None
+    }
+
+    /// Generate the successors of node `id` into `self.ops` / `out` as (op, new id, new).
+    fn expand(&mut self, id: u32, out: &mut Vec<(u32, u32, bool)>) {
+        out.clear();
+        self.stats.expanded += 1;
+        let layout = self.space.layout;
+        let mut s = std::mem::take(&mut self.next);
+        s.clear();
+        s.extend_from_slice(self.space.state(id));
+        self.succ.applicable(self.task, &s, layout, &mut self.ops);
+        let depth = self.space.depth[id as usize] + 1;
+        for i in 0..self.ops.len() {
+            let o = self.ops[i];
+            if !eval::apply(
+                self.task,
+                &self.task.ops[o as usize],
+                &s,
+                layout,
+                &mut self.next,
+                &mut self.scratch,
+            ) {
+                continue;
+            }
+            self.stats.generated += 1;
+            if let Verdict::Prune = self.bound_state() {
+                self.stats.dead_ends += 1;
+                continue;
+            }
+            let next = std::mem::take(&mut self.next);
+            let (nid, new) = self.space.insert(&next, id, o, depth);
+            self.next = next;
+            out.push((o, nid, new));
+        }
+        self.next = s;
+    }
+
+    fn finish(mut self, outcome: Outcome, algorithm: Algorithm) -> SearchResult {
+        self.stats.stored = self.space.len() as u64;
+        self.stats.seconds = self.start.elapsed().as_secs_f64();
+        SearchResult {
+            outcome,
+            algorithm,
+            stats: self.stats,
+        }
+    }
+}
+
+/// Search `task` for `goal`.
+pub(crate) fn search(
+    task: &GroundTask,
+    goal: &Goal<'_>,
+    algorithm: Algorithm,
+    limits: &Limits,
+) -> SearchResult {
+    let layout = Layout::new(task);
+    let mut run = Run {
+        task,
+        goal,
+        limits,
+        start: Instant::now(),
+        stats: Stats::default(),
+        space: Space::new(layout),
+        succ: Successors::new(task),
+        scratch: Scratch::default(),
+        next: Vec::with_capacity(layout.words),
+        ops: Vec::new(),
+    };
+    let mut init = vec![0u64; layout.words];
+    for &a in &task.init {
+        eval::set(&mut init, a, true);
+    }
+    for (i, v) in task.vars.iter().enumerate() {
+        eval::store(&mut init, layout, i as u32, v.init);
+    }
+    run.next.clone_from(&init);
+    if let Verdict::Prune = run.bound_state() {
+        // A safe search whose danger starts above the bound: nothing can bring it down.
+        run.stats.dead_ends += 1;
+        return run.finish(Outcome::Unsolvable, algorithm);
+    }
+    let init = std::mem::take(&mut run.next);
+    let (root, _) = run.space.insert(&init, NONE, NONE, 0);
+    run.next = init;
+    if run.is_goal(run.space.state(root)) {
+        return run.finish(Outcome::Found { plan: Vec::new() }, algorithm);
+    }
+    if !goal.possible {
+        return run.finish(Outcome::Unsolvable, algorithm);
+    }
+    match algorithm {
+        Algorithm::Bfs => bfs(run, root),
+        Algorithm::Astar => best_first(run, root, Relaxation::Max, true),
+        Algorithm::Gbfs => best_first(run, root, Relaxation::Ff, false),
+    }
+}
+
+fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
+    let mut queue = std::collections::VecDeque::from([root]);
+    let mut succ = Vec::new();
+    while let Some(id) = queue.pop_front() {
+        if run.stats.expanded.is_multiple_of(256)
+            && let Some(limit) = run.check_limits()
+        {
+            return run.finish(Outcome::LimitReached { limit }, Algorithm::Bfs);
+        }
+        run.expand(id, &mut succ);
+        for &(_, nid, new) in &succ {
+            if !new {
+                continue;
+            }
+            // Goal test at generation: BFS generates every state of depth d + 1 before any
+            // of depth d + 2, so the first goal generated is a shallowest one.
+            if run.is_goal(run.space.state(nid)) {
+                let plan = run.space.plan(run.task, nid);
+                return run.finish(Outcome::Found { plan }, Algorithm::Bfs);
+            }
+            queue.push_back(nid);
+        }
+    }
+    run.finish(Outcome::Unsolvable, Algorithm::Bfs)
+}
+
+/// A* (f = g + h_max, reopening when a shorter path is found) or greedy best-first
+/// (h_FF only). Ties go to the lower h, then to the earlier state.
+fn best_first(mut run: Run<'_>, root: u32, kind: Relaxation, astar: bool) -> SearchResult {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let algorithm = if astar {
+        Algorithm::Astar
+    } else {
+        Algorithm::Gbfs
+    };
+    let layout = run.space.layout;
+    let mut h = Heuristic::new(run.task, kind);
+    let mut hval: Vec<u32> = Vec::new();
+    let mut closed: Vec<bool> = Vec::new();
+    let eval_h = |h: &mut Heuristic, run: &mut Run<'_>, id: u32| -> u32 {
+        run.stats.evaluated += 1;
+        h.evaluate(&run.space.state(id)[..layout.bits])
+    };
+    let h0 = eval_h(&mut h, &mut run, root);
+    hval.push(h0);
+    closed.push(false);
+    if h0 == INFINITE {
+        run.stats.dead_ends += 1;
+        return run.finish(Outcome::Unsolvable, algorithm);
+    }
+    let mut open = BinaryHeap::new();
+    let mut counter: u64 = 0;
+    let key = |g: u32, h: u32| if astar { g.saturating_add(h) } else { h };
+    open.push(Reverse((key(0, h0), h0, counter, 0u32, root)));
+    let mut succ = Vec::new();
+    while let Some(Reverse((_, _, _, g, id))) = open.pop() {
+        if closed[id as usize] || g > run.space.depth[id as usize] {
+            continue;
+        }
+        // With A* the goal test is at expansion: only then is g optimal.
+        if run.is_goal(run.space.state(id)) {
+            let plan = run.space.plan(run.task, id);
+            return run.finish(Outcome::Found { plan }, algorithm);
+        }
+        closed[id as usize] = true;
+        if run.stats.expanded.is_multiple_of(256)
+            && let Some(limit) = run.check_limits()
+        {
+            return run.finish(Outcome::LimitReached { limit }, algorithm);
+        }
+        run.expand(id, &mut succ);
+        for &(op, nid, new) in &succ {
+            let ng = g + 1;
+            if new {
+                let hv = eval_h(&mut h, &mut run, nid);
+                hval.push(hv);
+                closed.push(false);
+                if hv == INFINITE {
+                    run.stats.dead_ends += 1;
+                    closed[nid as usize] = true;
+                    continue;
+                }
+                if !astar && run.is_goal(run.space.state(nid)) {
+                    let plan = run.space.plan(run.task, nid);
+                    return run.finish(Outcome::Found { plan }, algorithm);
+                }
+                counter += 1;
+                open.push(Reverse((key(ng, hv), hv, counter, ng, nid)));
+            } else if astar && ng < run.space.depth[nid as usize] && hval[nid as usize] != INFINITE
+            {
+                // A shorter path to a known state: reopen it.
+                run.space.depth[nid as usize] = ng;
+                run.space.parent[nid as usize] = id;
+                run.space.op[nid as usize] = op;
+                closed[nid as usize] = false;
+                counter += 1;
+                open.push(Reverse((
+                    key(ng, hval[nid as usize]),
+                    hval[nid as usize],
+                    counter,
+                    ng,
+                    nid,
+                )));
+            }
+        }
+    }
+    run.finish(Outcome::Unsolvable, algorithm)
+}
