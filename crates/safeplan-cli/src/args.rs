@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use safeplan_search::Algorithm;
 use safeplan_validate::SiMode;
 
 /// Check robot task plans written in PDDL.
@@ -119,6 +120,28 @@ pub enum Command {
                       input error (no task folder found, a task folder that cannot be used)."
     )]
     ValidateSuite(SuiteArgs),
+
+    /// Find a plan: for the task's goal, or a safe or unsafe one for a safety-augmented task.
+    #[command(
+        long_about = "Find a plan with safeplan's own planner (reachability grounding, then \
+                      breadth-first search, A* with h_max, or greedy best-first search with \
+                      h_FF) and print it in IPC format on standard output.\n\n\
+                      On a safety-augmented task (one whose domain declares the danger fluent) \
+                      the default is --safe: a plan for the basic goal that ends with danger \
+                      at most the goal's bound. --unsafe finds a feasible plan that ends above \
+                      it, --basic ignores danger, and --effort finds the shortest safe and \
+                      unsafe plans and prints the safety effort, |safe| - |unsafe|. bfs and \
+                      astar find shortest plans; gbfs finds plans fast on large tasks.",
+        after_help = "Examples:\n  \
+                      safeplan plan domain.pddl problem.pddl > plan.txt\n  \
+                      safeplan plan --unsafe safe_domain.pddl safe_problem.pddl\n  \
+                      safeplan plan --effort safe_domain.pddl safe_problem.pddl\n  \
+                      safeplan plan --search gbfs --timeout 60 --json domain.pddl problem.pddl\n\n\
+                      Exit status: 0 a plan found (--effort: both), 1 proven that no such plan \
+                      exists, 2 an input error (a file that cannot be read or has errors, a \
+                      task the planner does not support), 3 a limit was reached first."
+    )]
+    Plan(PlanArgs),
 }
 
 /// Arguments of `safeplan check`.
@@ -243,6 +266,84 @@ pub struct SuiteArgs {
     /// The safety-intention mode (as for `validate`).
     #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
     pub si: SiChoice,
+}
+
+/// Arguments of `safeplan plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The domain file.
+    #[arg(value_name = "DOMAIN")]
+    pub domain: PathBuf,
+
+    /// The problem file.
+    #[arg(value_name = "PROBLEM")]
+    pub problem: PathBuf,
+
+    /// A safe plan (the default on a safety-augmented task).
+    #[arg(long, group = "target")]
+    pub safe: bool,
+
+    /// A feasible plan that ends with danger above the goal's bound.
+    #[arg(long = "unsafe", group = "target")]
+    pub unsafe_plan: bool,
+
+    /// A plan for the goal with danger ignored (the basic task).
+    #[arg(long, group = "target")]
+    pub basic: bool,
+
+    /// The shortest safe and unsafe plans, and the safety effort between them.
+    #[arg(long, group = "target")]
+    pub effort: bool,
+
+    /// The search algorithm.
+    #[arg(long, value_enum, value_name = "ALGORITHM", default_value_t = SearchChoice::Astar)]
+    pub search: SearchChoice,
+
+    /// Give up after this many seconds of search (per search).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// Give up after storing this many states (per search).
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<usize>,
+
+    /// Give up when the search's state storage exceeds this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub max_memory: usize,
+
+    /// Print one JSON object with the plan and the search statistics instead of the plan.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The danger fluent.
+    #[arg(long, value_name = "NAME", default_value = "danger")]
+    pub danger: String,
+
+    /// Treat features used without declaring their `:requirements` as errors, not warnings.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The `--search` choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SearchChoice {
+    /// Breadth-first search: a shortest plan.
+    Bfs,
+    /// A* with h_max: a shortest plan.
+    Astar,
+    /// Greedy best-first search with h_FF: a plan, fast.
+    Gbfs,
+}
+
+impl SearchChoice {
+    /// The library's algorithm.
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            SearchChoice::Bfs => Algorithm::Bfs,
+            SearchChoice::Astar => Algorithm::Astar,
+            SearchChoice::Gbfs => Algorithm::Gbfs,
+        }
+    }
 }
 
 /// The `--si` choices.

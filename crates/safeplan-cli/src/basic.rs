@@ -35,15 +35,7 @@ pub fn run(args: &BasicArgs, color: bool) -> Result<(), Failure> {
     } = check(inputs, &check_options(args.strict), false);
 
     // Diagnostics go to standard error: standard output is the PDDL.
-    if !outcome.files.iter().all(|f| f.diagnostics.is_empty()) {
-        let mut text = Vec::new();
-        crate::render::write_diagnostics(&Renderer::new(color), &outcome, &mut text)
-            .map_err(Failure::Write)?;
-        let stderr = io::stderr();
-        let mut err = stderr.lock();
-        // If standard error is gone there is no one to tell.
-        let _ = err.write_all(&text).and_then(|()| err.flush());
-    }
+    crate::render::diagnostics_to_stderr(&Renderer::new(color), &outcome)?;
     let (Some(domain), Some(problem)) = (domain, problem) else {
         return Err(Failure::Input {
             message: "the domain or problem could not be read; nothing was written".into(),

@@ -42,7 +42,8 @@
 //! plan invalid (infeasible or unsafe), 2 some input could not be used (a domain, problem or
 //! plan with errors, or a plan file that cannot be read). `basic`: 0 written, 2 otherwise.
 //! `validate-suite`: 0 every task as expected, 1 some task not, 2 a task folder that could
-//! not be used. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! not be used. `plan` ([`plan`], with `safeplan-search`): 0 a plan found, 1 proven that none
+//! exists, 3 a search limit reached first. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
 //! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -52,6 +53,7 @@
 mod args;
 mod basic;
 mod check;
+mod plan;
 mod render;
 mod report;
 mod safety;
@@ -73,6 +75,8 @@ const EXIT_ERRORS: u8 = 1;
 /// Exit code: the command could not do its job (usage, unreadable file, failed output;
 /// for `validate`, any input with errors).
 const EXIT_UNUSABLE: u8 = 2;
+/// Exit code: `plan` stopped at a limit before finding a plan or proving there is none.
+const EXIT_LIMIT: u8 = 3;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -104,6 +108,11 @@ fn main() -> ExitCode {
             suite::Status::AsExpected => EXIT_OK,
             suite::Status::NotAsExpected => EXIT_ERRORS,
             suite::Status::InputErrors => EXIT_UNUSABLE,
+        }),
+        Command::Plan(args) => plan::run(args, color).map(|status| match status {
+            plan::Status::Found => EXIT_OK,
+            plan::Status::Unsolvable => EXIT_ERRORS,
+            plan::Status::Limit => EXIT_LIMIT,
         }),
     };
     ExitCode::from(match result {

@@ -276,6 +276,24 @@ pub fn write_human(outcome: &Outcome, color: bool, out: &mut impl Write) -> io::
     Ok(())
 }
 
+/// Draw the outcome's diagnostics, if any, on standard error: for commands whose standard
+/// output is data (PDDL, a plan).
+pub fn diagnostics_to_stderr(
+    renderer: &Renderer,
+    outcome: &Outcome,
+) -> Result<(), crate::check::Failure> {
+    if outcome.files.iter().all(|f| f.diagnostics.is_empty()) {
+        return Ok(());
+    }
+    let mut text = Vec::new();
+    write_diagnostics(renderer, outcome, &mut text).map_err(crate::check::Failure::Write)?;
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    // If standard error is gone there is no one to tell.
+    let _ = err.write_all(&text).and_then(|()| err.flush());
+    Ok(())
+}
+
 /// Draw every diagnostic of `outcome`, each followed by a blank line.
 pub fn write_diagnostics(
     renderer: &Renderer,

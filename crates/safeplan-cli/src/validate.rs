@@ -264,7 +264,7 @@ pub fn zero_ary_functions(d: &Domain) -> Option<String> {
 /// Compile the task (and, when the domain declares the danger fluent `safety.0`, the
 /// safety-augmented task) when the domain and problem have no errors; otherwise, or when
 /// compiling fails, the reasons end up as error diagnostics in `outcome`.
-fn compile(
+pub fn compile(
     outcome: &mut Outcome,
     domain: Option<&Domain>,
     problem: Option<&Problem>,

@@ -178,6 +178,8 @@ struct Space {
 }
 
 const NONE: u32 = u32::MAX;
+/// A state whose heuristic value has not been computed yet (lazy greedy search).
+const UNEVALUATED: u32 = u32::MAX - 1;
 
 impl Space {
     fn new(layout: Layout) -> Space {
@@ -473,7 +475,7 @@ fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
     let mut queue = std::collections::VecDeque::from([root]);
     let mut succ = Vec::new();
     while let Some(id) = queue.pop_front() {
-        if run.stats.expanded.is_multiple_of(256)
+        if run.stats.expanded.is_multiple_of(16)
             && let Some(limit) = run.check_limits()
         {
             return run.finish(Outcome::LimitReached { limit }, Algorithm::Bfs);
@@ -529,13 +531,22 @@ fn best_first(mut run: Run<'_>, root: u32, kind: Relaxation, astar: bool) -> Sea
         if closed[id as usize] || g > run.space.depth[id as usize] {
             continue;
         }
+        if hval[id as usize] == UNEVALUATED {
+            let hv = eval_h(&mut h, &mut run, id);
+            hval[id as usize] = hv;
+            if hv == INFINITE {
+                run.stats.dead_ends += 1;
+                closed[id as usize] = true;
+                continue;
+            }
+        }
         // With A* the goal test is at expansion: only then is g optimal.
         if run.is_goal(run.space.state(id)) {
             let plan = run.space.plan(run.task, id);
             return run.finish(Outcome::Found { plan }, algorithm);
         }
         closed[id as usize] = true;
-        if run.stats.expanded.is_multiple_of(256)
+        if run.stats.expanded.is_multiple_of(16)
             && let Some(limit) = run.check_limits()
         {
             return run.finish(Outcome::LimitReached { limit }, algorithm);
@@ -543,7 +554,19 @@ fn best_first(mut run: Run<'_>, root: u32, kind: Relaxation, astar: bool) -> Sea
         run.expand(id, &mut succ);
         for &(op, nid, new) in &succ {
             let ng = g + 1;
-            if new {
+            if new && !astar {
+                // Greedy search evaluates lazily: a successor waits in the queue with its
+                // parent's estimate and is evaluated only if it is expanded, which saves
+                // most evaluations on tasks with hundreds of successors per state.
+                hval.push(UNEVALUATED);
+                closed.push(false);
+                if run.is_goal(run.space.state(nid)) {
+                    let plan = run.space.plan(run.task, nid);
+                    return run.finish(Outcome::Found { plan }, algorithm);
+                }
+                counter += 1;
+                open.push(Reverse((hval[id as usize], hval[id as usize], counter, ng, nid)));
+            } else if new {
                 let hv = eval_h(&mut h, &mut run, nid);
                 hval.push(hv);
                 closed.push(false);
@@ -551,10 +574,6 @@ fn best_first(mut run: Run<'_>, root: u32, kind: Relaxation, astar: bool) -> Sea
                     run.stats.dead_ends += 1;
                     closed[nid as usize] = true;
                     continue;
-                }
-                if !astar && run.is_goal(run.space.state(nid)) {
-                    let plan = run.space.plan(run.task, nid);
-                    return run.finish(Outcome::Found { plan }, algorithm);
                 }
                 counter += 1;
                 open.push(Reverse((key(ng, hv), hv, counter, ng, nid)));

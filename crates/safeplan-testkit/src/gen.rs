@@ -23,8 +23,9 @@ use std::collections::BTreeSet;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use safeplan_pddl::ast::{Domain, Name, Plan, PlanStep, Problem};
-use safeplan_pddl::{CheckOptions, Severity, Span, check_domain, check_problem};
-use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
+use safeplan_pddl::{Span, parse_domain, parse_problem};
+#[cfg(test)]
+use safeplan_pddl::{CheckOptions, Severity, check_domain, check_problem, parse_plan};
 
 use crate::reference;
 
@@ -1006,6 +1007,7 @@ fn problem_text(objects: &str, init: &str, goal: &str, metric: Option<&str>) -> 
     s
 }
 
+#[cfg(test)]
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 256,

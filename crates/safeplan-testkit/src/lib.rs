@@ -1,0 +1,42 @@
+//! Test support shared by safeplan's crates (never a dependency of a library itself).
+//!
+//! - [`data_dir`] finds the shared reference corpora, and makes a missing corpus a failure
+//!   under `CI=true`, so CI can never pass by not looking.
+//! - [`reference`] is a second, independent PDDL interpreter: it walks the AST over sets of
+//!   strings, with none of the engine's compilation, and agrees with VAL on the whole IPC
+//!   corpus by itself. Differential tests compare the engine (and the planner) with it.
+//! - [`gen`] is a proptest strategy for small random tasks and plans that exercise every
+//!   feature the engine supports.
+//!
+//! Test code panics on purpose (that is how a test fails), so the workspace's `unwrap`
+//! lint is relaxed here.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod r#gen;
+pub mod reference;
+
+use std::path::PathBuf;
+
+/// The shared reference data (`../shared/data` beside the repository, or `$SAFEPLAN_DATA`).
+///
+/// `None` means "skip": the data is not on this machine. Under `CI=true` a missing corpus is
+/// a failure, not a skip.
+#[allow(clippy::print_stderr)] // a skipped corpus must be visible in the test output
+pub fn data_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("SAFEPLAN_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    };
+    if dir.join("ipc/manifest.jsonl").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "reference data not found at {} (set SAFEPLAN_DATA); under CI=true this is a failure",
+            dir.display()
+        );
+    }
+    eprintln!("skipping: reference data not found at {}", dir.display());
+    None
+}
