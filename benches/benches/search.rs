@@ -66,24 +66,36 @@ fn pair_with(task: &SafetyTask, algorithm: Algorithm) -> Option<i64> {
 /// Ground + shortest safe plan + shortest unsafe plan, A* with h_max.
 #[divan::bench(args = TASKS, sample_count = 200)]
 fn pair(bencher: Bencher, name: &str) {
-    let Some(i) = TASKS.iter().position(|t| *t == name) else { return };
-    let Some((_, _, task)) = DEMOS.get(i) else { return };
+    let Some(i) = TASKS.iter().position(|t| *t == name) else {
+        return;
+    };
+    let Some((_, _, task)) = DEMOS.get(i) else {
+        return;
+    };
     bencher.bench(|| pair_with(task, Algorithm::Astar));
 }
 
 /// The same with breadth-first search.
 #[divan::bench(args = TASKS, sample_count = 200)]
 fn pair_bfs(bencher: Bencher, name: &str) {
-    let Some(i) = TASKS.iter().position(|t| *t == name) else { return };
-    let Some((_, _, task)) = DEMOS.get(i) else { return };
+    let Some(i) = TASKS.iter().position(|t| *t == name) else {
+        return;
+    };
+    let Some((_, _, task)) = DEMOS.get(i) else {
+        return;
+    };
     bencher.bench(|| pair_with(task, Algorithm::Bfs));
 }
 
 /// From the files' text: parse, compile the safety task, ground, both searches (A*).
 #[divan::bench(args = TASKS, sample_count = 200)]
 fn pair_from_text(bencher: Bencher, name: &str) {
-    let Some(i) = TASKS.iter().position(|t| *t == name) else { return };
-    let Some((d, p, _)) = DEMOS.get(i) else { return };
+    let Some(i) = TASKS.iter().position(|t| *t == name) else {
+        return;
+    };
+    let Some((d, p, _)) = DEMOS.get(i) else {
+        return;
+    };
     bencher.bench(|| {
         let task = SafetyTask::new(
             &parse_domain(d).value?,

@@ -19,9 +19,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use safeplan_benches::{data_dir, load_task};
-use safeplan_search::{
-    Algorithm, GroundOptions, Limits, Outcome, Planner, SearchOptions,
-};
+use safeplan_search::{Algorithm, GroundOptions, Limits, Outcome, Planner, SearchOptions};
 
 const USAGE: &str = "\
 usage: plan_ipc [--search gbfs|astar|bfs] [--timeout SECONDS] [--only DOMAIN]
@@ -42,7 +40,9 @@ fn main() -> ExitCode {
                     Some("astar") => Algorithm::Astar,
                     Some("bfs") => Algorithm::Bfs,
                     other => {
-                        eprintln!("error: --search takes gbfs, astar or bfs, not {other:?}\n{USAGE}");
+                        eprintln!(
+                            "error: --search takes gbfs, astar or bfs, not {other:?}\n{USAGE}"
+                        );
                         return ExitCode::from(2);
                     }
                 }
@@ -99,7 +99,10 @@ fn main() -> ExitCode {
     );
     let (mut solved, mut total, mut bad) = (0, 0, 0);
     for ((d, p), reference) in &problems {
-        if only.as_deref().is_some_and(|o| !d.starts_with(&format!("{o}/"))) {
+        if only
+            .as_deref()
+            .is_some_and(|o| !d.starts_with(&format!("{o}/")))
+        {
             continue;
         }
         total += 1;
@@ -154,7 +157,15 @@ fn main() -> ExitCode {
     println!(
         "\n{solved} of {total} problems solved ({}, {timeout} s per search){}",
         algorithm.as_str(),
-        if bad > 0 { format!("; {bad} INVALID plans") } else { String::new() }
+        if bad > 0 {
+            format!("; {bad} INVALID plans")
+        } else {
+            String::new()
+        }
     );
-    if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if bad > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use safeplan_pddl::FileKind;
 use safeplan_search::{
-    GroundOptions, GroundStats, LimitKind, Limits, Outcome, Planner, SafetyPlanner,
-    SearchOptions, SearchResult,
+    GroundOptions, GroundStats, LimitKind, Limits, Outcome, Planner, SafetyPlanner, SearchOptions,
+    SearchResult,
 };
 use safeplan_validate::{SafetyTask, SiMode, Task};
 use serde_json::json;
@@ -320,13 +320,21 @@ impl Confirmed {
             "cost": self.cost.filter(|c| c.is_finite()),
             "stats": result.stats,
         });
-        if let (Outcome::LimitReached { limit }, Some(map)) = (&result.outcome, value.as_object_mut()) {
+        if let (Outcome::LimitReached { limit }, Some(map)) =
+            (&result.outcome, value.as_object_mut())
+        {
             map.insert("limit".into(), json!(limit));
         }
         value
     }
 
-    fn report(&self, result: &SearchResult, target: Target, args: &PlanArgs, grounding: &GroundStats) -> String {
+    fn report(
+        &self,
+        result: &SearchResult,
+        target: Target,
+        args: &PlanArgs,
+        grounding: &GroundStats,
+    ) -> String {
         if args.json {
             let mut value = self.json(result);
             if let Some(map) = value.as_object_mut() {

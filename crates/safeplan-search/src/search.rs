@@ -565,7 +565,13 @@ fn best_first(mut run: Run<'_>, root: u32, kind: Relaxation, astar: bool) -> Sea
                     return run.finish(Outcome::Found { plan }, algorithm);
                 }
                 counter += 1;
-                open.push(Reverse((hval[id as usize], hval[id as usize], counter, ng, nid)));
+                open.push(Reverse((
+                    hval[id as usize],
+                    hval[id as usize],
+                    counter,
+                    ng,
+                    nid,
+                )));
             } else if new {
                 let hv = eval_h(&mut h, &mut run, nid);
                 hval.push(hv);

@@ -1,1 +1,316 @@
+//! Hand-computed cases: each task is small enough that its shortest plans (or their absence)
+//! were worked out on paper, and each plan found is checked by the validator.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use safeplan_search::{
+    Algorithm, GroundError, GroundOptions, LimitKind, Limits, Outcome, Planner, SafetyPlanner,
+    SearchOptions,
+};
+use safeplan_validate::{SafetyOptions, SafetyTask, Task};
+
+use crate::{as_plan, domain, found, problem, task};
+
+const ALL: [Algorithm; 3] = [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs];
+
+fn plan_with(task: &Task, algorithm: Algorithm) -> Outcome {
+    let planner = Planner::new(task, &GroundOptions::default()).expect("grounds");
+    planner
+        .plan(&SearchOptions {
+            algorithm,
+            limits: Limits {
+                max_states: Some(100_000),
+                ..Limits::default()
+            },
+        })
+        .outcome
+}
+
+/// Every algorithm finds a valid plan; the optimal ones find one of length `shortest`.
+fn assert_shortest(task: &Task, shortest: usize) {
+    for algorithm in ALL {
+        let outcome = plan_with(task, algorithm);
+        let plan = found(&outcome);
+        let verdict = task.validate(&as_plan(plan));
+        assert!(
+            verdict.valid,
+            "{algorithm:?}: {plan:?}: {:?}",
+            verdict.failure
+        );
+        if algorithm.is_optimal() {
+            assert_eq!(plan.len(), shortest, "{algorithm:?}: {plan:?}");
+        }
+    }
+}
+
+fn assert_unsolvable(task: &Task) {
+    for algorithm in ALL {
+        assert_eq!(
+            plan_with(task, algorithm),
+            Outcome::Unsolvable,
+            "{algorithm:?}"
+        );
+    }
+}
+
+/// The light must go on (to arm), then off again (to finish): toggle, arm, toggle, finish.
+/// `toggle` is one action with two conditional effects that read the state before it.
+#[test]
+fn conditional_effects_and_negative_preconditions() {
+    let t = task(
+        "(define (domain light) (:requirements :adl)
+           (:predicates (on) (armed) (done))
+           (:action toggle :parameters ()
+             :effect (and (when (on) (not (on))) (when (not (on)) (on))))
+           (:action arm :parameters () :precondition (on) :effect (armed))
+           (:action finish :parameters () :precondition (and (not (on)) (armed))
+             :effect (done)))",
+        "(define (problem p) (:domain light) (:init) (:goal (done)))",
+    );
+    assert_shortest(&t, 4);
+    let plan = found(&plan_with(&t, Algorithm::Bfs)).to_vec();
+    assert_eq!(plan, ["(toggle)", "(arm)", "(toggle)", "(finish)"]);
+}
+
+/// Typed parameters, a static road map and a quantified goal: visit b and c from a on a line
+/// a - b - c (two moves).
+#[test]
+fn static_predicates_and_quantified_goal() {
+    let t = task(
+        "(define (domain walk) (:requirements :adl :typing)
+           (:types place)
+           (:predicates (at ?p - place) (road ?x ?y - place) (seen ?p - place))
+           (:action move :parameters (?from ?to - place)
+             :precondition (and (at ?from) (road ?from ?to))
+             :effect (and (not (at ?from)) (at ?to) (seen ?to))))",
+        "(define (problem p) (:domain walk) (:objects a b c - place)
+           (:init (at a) (seen a) (road a b) (road b a) (road b c) (road c b))
+           (:goal (forall (?p - place) (seen ?p))))",
+    );
+    assert_shortest(&t, 2);
+    // Grounding keeps only the four moves along roads, not all nine pairs.
+    let planner = Planner::new(&t, &GroundOptions::default()).unwrap();
+    assert_eq!(planner.grounding().actions, 4);
+}
+
+/// A counter: three increments reach (>= (n) 3).
+#[test]
+fn numeric_fluents() {
+    let t = task(
+        "(define (domain count) (:requirements :fluents)
+           (:functions (n))
+           (:action inc :parameters () :effect (increase (n) 1)))",
+        "(define (problem p) (:domain count) (:init (= (n) 0)) (:goal (>= (n) 3)))",
+    );
+    assert_shortest(&t, 3);
+}
+
+/// `total-cost` is only written, never read, so it is not part of the state: the two-place
+/// space is finite and "no plan" is proven although every move increases the cost.
+#[test]
+fn unread_cost_fluent_keeps_the_space_finite() {
+    let t = task(
+        "(define (domain shuttle) (:requirements :typing :action-costs)
+           (:types place)
+           (:predicates (at ?p - place))
+           (:functions (total-cost) - number)
+           (:action move :parameters (?from ?to - place) :precondition (at ?from)
+             :effect (and (not (at ?from)) (at ?to) (increase (total-cost) 1))))",
+        "(define (problem p) (:domain shuttle) (:objects a b c - place)
+           (:init (at a) (= (total-cost) 0))
+           (:goal (and (at b) (at c))) (:metric minimize (total-cost)))",
+    );
+    assert_unsolvable(&t);
+    let planner = Planner::new(&t, &GroundOptions::default()).unwrap();
+    assert_eq!(planner.grounding().numeric, 0);
+    let result = planner.plan(&SearchOptions::default());
+    assert_eq!(result.stats.stored, 3, "at a, at b, at c");
+}
+
+/// Reading an undefined fluent is an error, not false: `burn` can never apply, while `glow`
+/// applies because its disjunction is settled by `ready` (Kleene logic, as the validator).
+#[test]
+fn undefined_fluents() {
+    let domain_text = "(define (domain fuel) (:requirements :adl :fluents)
+           (:predicates (ready) (hot) (lit))
+           (:functions (fuel))
+           (:action burn :parameters () :precondition (> (fuel) 0) :effect (hot))
+           (:action glow :parameters () :precondition (or (> (fuel) 0) (ready)) :effect (lit)))";
+    let hot = task(
+        domain_text,
+        "(define (problem p) (:domain fuel) (:init (ready)) (:goal (hot)))",
+    );
+    assert_unsolvable(&hot);
+    assert!(!hot.validate(&as_plan(&["(burn)".to_string()])).valid);
+    let lit = task(
+        domain_text,
+        "(define (problem p) (:domain fuel) (:init (ready)) (:goal (lit)))",
+    );
+    assert_shortest(&lit, 1);
+}
+
+#[test]
+fn limits_and_cancellation() {
+    let t = task(
+        "(define (domain count) (:requirements :fluents)
+           (:functions (n))
+           (:action inc :parameters () :effect (increase (n) 1)))",
+        "(define (problem p) (:domain count) (:init (= (n) 0)) (:goal (>= (n) 1000000)))",
+    );
+    let planner = Planner::new(&t, &GroundOptions::default()).unwrap();
+    for algorithm in ALL {
+        let states = planner.plan(&SearchOptions {
+            algorithm,
+            limits: Limits {
+                max_states: Some(50),
+                ..Limits::default()
+            },
+        });
+        assert_eq!(
+            states.outcome,
+            Outcome::LimitReached {
+                limit: LimitKind::States
+            }
+        );
+        let cancel = Arc::new(AtomicBool::new(true));
+        let cancelled = planner.plan(&SearchOptions {
+            algorithm,
+            limits: Limits {
+                cancel: Some(cancel),
+                ..Limits::default()
+            },
+        });
+        assert_eq!(
+            cancelled.outcome,
+            Outcome::LimitReached {
+                limit: LimitKind::Cancelled
+            }
+        );
+    }
+}
+
+#[test]
+fn grounding_errors() {
+    let t = task(
+        "(define (domain walk) (:requirements :typing)
+           (:types place)
+           (:predicates (at ?p - place))
+           (:action jump :parameters (?from ?to - place) :precondition (at ?from)
+             :effect (and (not (at ?from)) (at ?to))))",
+        "(define (problem p) (:domain walk) (:objects a b c - place) (:init (at a)) (:goal (at c)))",
+    );
+    let small = GroundOptions {
+        max_actions: 2,
+        ..GroundOptions::default()
+    };
+    assert!(matches!(
+        Planner::new(&t, &small),
+        Err(GroundError::TooLarge {
+            what: "ground actions",
+            limit: 2
+        })
+    ));
+    let derived = task(
+        "(define (domain d) (:requirements :derived-predicates)
+           (:predicates (p) (q))
+           (:derived (q) (p))
+           (:action a :parameters () :effect (p)))",
+        "(define (problem p) (:domain d) (:init) (:goal (q)))",
+    );
+    assert!(matches!(
+        Planner::new(&derived, &GroundOptions::default()),
+        Err(GroundError::Unsupported { .. })
+    ));
+}
+
+fn safety(domain_text: &str, problem_text: &str) -> SafetyTask {
+    SafetyTask::new(
+        &domain(domain_text),
+        &problem(problem_text),
+        &SafetyOptions::default(),
+    )
+    .unwrap()
+    .expect("safety-augmented")
+}
+
+const SAFETY_PROBLEM: &str = "(define (problem p) (:domain s) (:init (= (danger) 0))
+    (:goal (and (done) (= (danger) 0))))";
+
+/// The only way to the goal raises danger: no safe plan exists, and the search proves it
+/// (danger never decreases, so states past the bound are pruned and the space is finite).
+#[test]
+fn no_safe_plan_is_proven() {
+    let s = safety(
+        "(define (domain s) (:requirements :adl :fluents)
+           (:predicates (done) (tired))
+           (:functions (danger))
+           (:action rush :parameters () :effect (and (done) (increase (danger) 1)))
+           (:action pace :parameters () :effect (tired)))",
+        SAFETY_PROBLEM,
+    );
+    let planner = SafetyPlanner::new(&s, &GroundOptions::default()).unwrap();
+    assert!(planner.danger_is_monotone());
+    for algorithm in ALL {
+        let options = SearchOptions {
+            algorithm,
+            ..SearchOptions::default()
+        };
+        let effort = planner.effort(&options);
+        assert_eq!(effort.safe.outcome, Outcome::Unsolvable, "{algorithm:?}");
+        let unsafe_plan = found(&effort.unsafe_plan.outcome);
+        let verdict = s.evaluate(&as_plan(unsafe_plan));
+        assert!(verdict.feasible && !verdict.safe);
+        assert_eq!(effort.effort, None);
+    }
+}
+
+/// A mitigation lowers danger again: danger is not monotone, and the shortest safe plan is
+/// two steps (rush, then calm) against one unsafe step: effort 1.
+#[test]
+fn mitigation_makes_a_safe_plan() {
+    let s = safety(
+        "(define (domain s) (:requirements :adl :fluents)
+           (:predicates (done))
+           (:functions (danger))
+           (:action rush :parameters () :effect (and (done) (increase (danger) 1)))
+           (:action calm :parameters () :precondition (done)
+             :effect (decrease (danger) 1)))",
+        SAFETY_PROBLEM,
+    );
+    let planner = SafetyPlanner::new(&s, &GroundOptions::default()).unwrap();
+    assert!(!planner.danger_is_monotone());
+    for algorithm in [Algorithm::Bfs, Algorithm::Astar] {
+        let effort = planner.effort(&SearchOptions {
+            algorithm,
+            ..SearchOptions::default()
+        });
+        let safe = found(&effort.safe.outcome);
+        assert_eq!(safe, ["(rush)", "(calm)"]);
+        assert!(s.evaluate(&as_plan(safe)).safe);
+        assert_eq!(found(&effort.unsafe_plan.outcome), ["(rush)"]);
+        assert_eq!(effort.effort, Some(1));
+    }
+}
+
+/// Negative effort: serving at once is safe; the shortest unsafe plan reheats first (the
+/// danger condition reads the state before the step), so it is one step longer.
+#[test]
+fn negative_safety_effort() {
+    let s = safety(
+        "(define (domain s) (:requirements :adl :fluents)
+           (:predicates (done) (hot) (child-near))
+           (:functions (danger))
+           (:action reheat :parameters () :effect (hot))
+           (:action serve :parameters () :effect (and (done)
+             (when (and (hot) (child-near)) (assign (danger) (+ 1 (danger)))))))",
+        "(define (problem p) (:domain s) (:init (child-near) (= (danger) 0))
+           (:goal (and (done) (= (danger) 0))))",
+    );
+    let planner = SafetyPlanner::new(&s, &GroundOptions::default()).unwrap();
+    assert!(planner.danger_is_monotone());
+    let effort = planner.effort(&SearchOptions::default());
+    assert_eq!(found(&effort.safe.outcome), ["(serve)"]);
+    assert_eq!(found(&effort.unsafe_plan.outcome), ["(reheat)", "(serve)"]);
+    assert_eq!(effort.effort, Some(-1));
+}

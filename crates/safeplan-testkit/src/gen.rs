@@ -23,9 +23,9 @@ use std::collections::BTreeSet;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use safeplan_pddl::ast::{Domain, Name, Plan, PlanStep, Problem};
-use safeplan_pddl::{Span, parse_domain, parse_problem};
 #[cfg(test)]
 use safeplan_pddl::{CheckOptions, Severity, check_domain, check_problem, parse_plan};
+use safeplan_pddl::{Span, parse_domain, parse_problem};
 
 use crate::reference;
 
