@@ -8,6 +8,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+#[path = "cli_plan/mod.rs"]
+mod cli_plan;
+
 const DOMAIN: &str = "\
 (define (domain d)
   (:requirements :strips)

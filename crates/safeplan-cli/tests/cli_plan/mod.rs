@@ -1,0 +1,212 @@
+//! `safeplan plan`: plans in IPC format that `safeplan validate` accepts as claimed, the
+//! targets of a safety-augmented task, JSON statistics, and exit codes 0 / 1 / 2 / 3.
+
+use super::{DOMAIN, Dir, code, json, run, stderr, stdout};
+
+const SOUP_DOMAIN: &str = include_str!("../../../../examples/tasks/hot-soup/domain.pddl");
+const SOUP_PROBLEM: &str = include_str!("../../../../examples/tasks/hot-soup/problem.pddl");
+
+fn soup(test: &str) -> Dir {
+    let dir = Dir::new(test);
+    dir.write("domain.pddl", SOUP_DOMAIN)
+        .write("problem.pddl", SOUP_PROBLEM);
+    dir
+}
+
+/// The plan lines of `plan`'s output (comments dropped).
+fn steps(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with('(')).collect()
+}
+
+#[test]
+fn safe_plan_by_default_on_a_safety_augmented_task_and_validate_agrees() {
+    let dir = soup("plan-safe");
+    let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    // Hand-checked: the shortest safe plan slows down before moving: 4 steps.
+    assert_eq!(steps(&text).len(), 4, "{text}");
+    assert!(steps(&text).contains(&"(slow-down)"), "{text}");
+    assert!(
+        text.contains("; safe plan: 4 steps, shortest (astar)"),
+        "{text}"
+    );
+    dir.write("found.plan", &text);
+    let check = run(
+        &dir,
+        &["validate", "domain.pddl", "problem.pddl", "found.plan"],
+    );
+    assert_eq!(code(&check), 0, "{}", stdout(&check));
+}
+
+#[test]
+fn unsafe_plan_is_feasible_and_unsafe_for_validate() {
+    let dir = soup("plan-unsafe");
+    let out = run(
+        &dir,
+        &[
+            "plan",
+            "--unsafe",
+            "--search",
+            "bfs",
+            "domain.pddl",
+            "problem.pddl",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        steps(&text),
+        [
+            "(pick-up soup stove)",
+            "(move stove table)",
+            "(put-down soup table)"
+        ]
+    );
+    dir.write("found.plan", &text);
+    let check = run(
+        &dir,
+        &[
+            "validate",
+            "--color",
+            "never",
+            "domain.pddl",
+            "problem.pddl",
+            "found.plan",
+        ],
+    );
+    assert_eq!(code(&check), 1);
+    assert!(
+        stdout(&check).contains("feasible, UNSAFE"),
+        "{}",
+        stdout(&check)
+    );
+}
+
+#[test]
+fn effort_prints_both_plans_and_the_difference() {
+    let dir = soup("plan-effort");
+    let out = run(&dir, &["plan", "--effort", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("; safe plan (4 steps)"), "{text}");
+    assert!(text.contains("; unsafe plan (3 steps)"), "{text}");
+    assert!(
+        text.contains("; safety effort: 1 (safe 4 - unsafe 3)"),
+        "{text}"
+    );
+    let out = run(
+        &dir,
+        &["plan", "--effort", "--json", "domain.pddl", "problem.pddl"],
+    );
+    let v = json(&out);
+    assert_eq!(v["effort"], 1);
+    assert_eq!(v["safe"]["length"], 4);
+    assert_eq!(v["unsafe"]["length"], 3);
+}
+
+#[test]
+fn json_has_the_plan_and_statistics() {
+    let dir = soup("plan-json");
+    let out = run(
+        &dir,
+        &["plan", "--unsafe", "--json", "domain.pddl", "problem.pddl"],
+    );
+    assert_eq!(code(&out), 0);
+    let v = json(&out);
+    assert_eq!(v["target"], "unsafe");
+    assert_eq!(v["status"], "found");
+    assert_eq!(v["algorithm"], "astar");
+    assert_eq!(v["optimal"], true);
+    assert_eq!(v["length"], 3);
+    assert_eq!(v["plan"].as_array().map(Vec::len), Some(3));
+    assert!(v["stats"]["expanded"].as_u64() > Some(0));
+    assert_eq!(v["grounding"]["numeric"], 1);
+}
+
+#[test]
+fn proven_unsolvable_exits_1() {
+    let dir = Dir::new("plan-unsolvable");
+    dir.write("domain.pddl", DOMAIN).write(
+        "problem.pddl",
+        "(define (problem t) (:domain d) (:objects o1) (:init (q o1)) (:goal (p o1)))",
+    );
+    let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("; no plan exists: every reachable state was explored"));
+}
+
+#[test]
+fn a_limit_exits_3_with_a_hint() {
+    let dir = Dir::new("plan-limit");
+    dir.write(
+        "domain.pddl",
+        "(define (domain c) (:requirements :fluents) (:functions (n))
+           (:action inc :parameters () :effect (increase (n) 1)))",
+    )
+    .write(
+        "problem.pddl",
+        "(define (problem t) (:domain c) (:init (= (n) 0)) (:goal (>= (n) 1000)))",
+    );
+    let out = run(
+        &dir,
+        &["plan", "--max-states", "10", "domain.pddl", "problem.pddl"],
+    );
+    assert_eq!(code(&out), 3, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("the state limit was reached"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("raise --max-states"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn safety_targets_need_the_danger_fluent() {
+    let dir = Dir::new("plan-not-augmented");
+    dir.write("domain.pddl", DOMAIN)
+        .write("problem.pddl", super::PROBLEM);
+    let out = run(&dir, &["plan", "--unsafe", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--unsafe needs a safety-augmented task"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("hint:"), "{}", stderr(&out));
+    // Without a flag the task's own goal is planned for.
+    let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(steps(&stdout(&out)).len(), 2);
+}
+
+#[test]
+fn bad_input_exits_2_and_plans_nothing() {
+    let dir = soup("plan-bad");
+    let out = run(
+        &dir,
+        &["plan", "--timeout=-1", "domain.pddl", "problem.pddl"],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--timeout -1 is not a positive number"),
+        "{}",
+        stderr(&out)
+    );
+    dir.write(
+        "broken.pddl",
+        "(define (problem t) (:domain d) (:goal (nope)))",
+    );
+    let out = run(&dir, &["plan", "domain.pddl", "broken.pddl"]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("no plan was searched for"),
+        "{}",
+        stderr(&out)
+    );
+}
