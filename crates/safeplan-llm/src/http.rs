@@ -186,7 +186,16 @@ impl LlmProvider for HttpProvider {
             latency_ms = raw.latency.as_millis() as u64,
             "response"
         );
-        trace!(provider = %self.id, body = %String::from_utf8_lossy(&raw.body), "response body");
+        if tracing::enabled!(tracing::Level::TRACE) {
+            // A server may echo the key in an error body: scrub it before logging.
+            let body = String::from_utf8_lossy(&raw.body);
+            let body = if secret.is_empty() {
+                body.into_owned()
+            } else {
+                body.replace(secret, "***")
+            };
+            trace!(provider = %self.id, body = %body, "response body");
+        }
         let mut response = adapter::parse(self.cfg.kind, raw.status, &raw.headers, &raw.body)
             .map_err(|e| e.scrub(secret))?;
         response.latency_ms = u64::try_from(raw.latency.as_millis()).unwrap_or(u64::MAX);
