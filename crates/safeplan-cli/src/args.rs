@@ -119,6 +119,9 @@ pub enum Command {
                       input error (no task folder found, a task folder that cannot be used)."
     )]
     ValidateSuite(SuiteArgs),
+
+    /// Try an LLM provider: send one prompt through the benchmark's provider stack.
+    Llm(crate::llm::LlmArgs),
 }
 
 /// Arguments of `safeplan check`.

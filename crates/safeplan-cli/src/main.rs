@@ -52,6 +52,7 @@
 mod args;
 mod basic;
 mod check;
+mod llm;
 mod render;
 mod report;
 mod safety;
@@ -105,6 +106,7 @@ fn main() -> ExitCode {
             suite::Status::NotAsExpected => EXIT_ERRORS,
             suite::Status::InputErrors => EXIT_UNUSABLE,
         }),
+        Command::Llm(args) => Ok(llm::run(args)),
     };
     ExitCode::from(match result {
         Ok(code) => code,
