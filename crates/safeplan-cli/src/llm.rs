@@ -141,15 +141,18 @@ pub fn run(args: &LlmArgs) -> u8 {
 
 fn run_ask(args: &AskArgs) -> Result<(), LlmError> {
     let spec: ProviderSpec = args.provider.parse()?;
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(LlmError::config(
-            format!(
-                "--timeout {} is not a positive number of seconds",
-                args.timeout
-            ),
-            "write e.g. --timeout 60",
-        ));
-    }
+    let timeout = Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| {
+            LlmError::config(
+                format!(
+                    "--timeout {:?} is not a usable number of seconds",
+                    args.timeout
+                ),
+                "write e.g. --timeout 60",
+            )
+        })?;
     let prompt = if args.prompt == "-" {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map_err(|e| {
@@ -190,7 +193,7 @@ fn run_ask(args: &AskArgs) -> Result<(), LlmError> {
             max_attempts: args.retries.saturating_add(1),
             ..RetryPolicy::default()
         }),
-        timeout: Some(Duration::from_secs_f64(args.timeout)),
+        timeout: Some(timeout),
         cache: args.cache.as_ref().map(|path| CacheConfig {
             path: path.clone(),
             bypass: args.no_cache,

@@ -55,6 +55,9 @@ pub struct HttpClient {
 
 static CRYPTO: Once = Once::new();
 
+/// The largest response body read (32 MiB).
+pub const MAX_BODY_BYTES: usize = 32 << 20;
+
 impl HttpClient {
     /// A client with `options`. Installs ring as the process's rustls crypto provider if
     /// none is installed yet (reqwest is built without one, to keep aws-lc-rs and its cmake
@@ -104,7 +107,18 @@ impl HttpClient {
                 .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
                 .collect(),
         );
-        let body = response.bytes().await.map_err(map_reqwest)?.to_vec();
+        let mut response = response;
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(map_reqwest)? {
+            // A chat reply is kilobytes; a server streaming without end must not eat memory.
+            if body.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(LlmError::Malformed {
+                    message: format!("the response body is larger than {MAX_BODY_BYTES} bytes"),
+                    body_prefix: crate::error::body_prefix(&body, 200),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
         Ok(RawResponse {
             status,
             headers,

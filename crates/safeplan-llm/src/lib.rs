@@ -88,7 +88,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 pub use error::LlmError;
-pub use http::{HttpClient, HttpOptions, HttpProvider, RawResponse};
+pub use http::{HttpClient, HttpOptions, HttpProvider, MAX_BODY_BYTES, RawResponse};
 pub use key::ApiKey;
 pub use layers::limit::Limits;
 pub use layers::request_digest;

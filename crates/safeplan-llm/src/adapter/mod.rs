@@ -172,12 +172,12 @@ pub(crate) fn classify_status(
 
 /// The delay asked by `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date).
 pub fn retry_after(headers: &ResponseHeaders) -> Option<Duration> {
-    if let Some(ms) = headers
+    if let Some(d) = headers
         .get("retry-after-ms")
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(d);
     }
     parse_retry_after(headers.get("retry-after")?, SystemTime::now())
 }
@@ -186,7 +186,8 @@ pub fn retry_after(headers: &ResponseHeaders) -> Option<Duration> {
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        // `try_`: a negative, NaN or absurdly large value is no delay rather than a panic.
+        return Duration::try_from_secs_f64(secs).ok();
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
@@ -195,7 +196,7 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 /// Parse a protobuf `Duration` in JSON form, as Gemini's `retryDelay` is: `"37s"`, `"1.5s"`.
 pub fn parse_proto_duration(value: &str) -> Option<Duration> {
     let secs: f64 = value.trim().strip_suffix('s')?.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 /// A JSON value as a `u64` count (0 when absent or not a count).

@@ -217,3 +217,21 @@ async fn refused_connection_is_transport() {
         "{e:?}"
     );
 }
+
+#[tokio::test]
+async fn an_endless_body_is_cut_off() {
+    let server = MockServer::start().await;
+    let huge = vec![b' '; safeplan_llm::MAX_BODY_BYTES + 1];
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(huge, "application/json"))
+        .mount(&server)
+        .await;
+    let e = openai_at(&server, None)
+        .chat(&ChatRequest::user("hi"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, LlmError::Malformed { ref message, .. } if message.contains("larger than")),
+        "{e:?}"
+    );
+}

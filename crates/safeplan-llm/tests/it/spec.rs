@@ -133,6 +133,13 @@ fn retry_after_values() {
     );
     assert_eq!(parse_retry_after("soon", now), None);
     assert_eq!(parse_retry_after("-3", now), None);
+    assert_eq!(
+        parse_retry_after("1e300", now),
+        None,
+        "too large: no delay, no panic"
+    );
+    assert_eq!(parse_retry_after("NaN", now), None);
+    assert_eq!(parse_proto_duration("1e300s"), None);
     assert_eq!(parse_proto_duration("37s"), Some(Duration::from_secs(37)));
     assert_eq!(
         parse_proto_duration("0.250s"),
