@@ -39,8 +39,9 @@ pub enum LlmCommand {
                       record/replay), and print the reply, then a usage line (tokens, latency, \
                       cost when --prices lists the model).\n\n\
                       Provider specs: openai:MODEL, gemini:MODEL, ollama:MODEL, \
-                      openai-compatible:BASE_URL#MODEL. Keys come from OPENAI_API_KEY and \
-                      GEMINI_API_KEY (or GOOGLE_API_KEY); base URLs from OPENAI_BASE_URL, \
+                      openai-compatible:BASE_URL#MODEL. Keys come from OPENAI_API_KEY, \
+                      GEMINI_API_KEY (or GOOGLE_API_KEY) and, for openai-compatible, \
+                      OPENAI_COMPATIBLE_API_KEY; base URLs from OPENAI_BASE_URL, \
                       GEMINI_BASE_URL and OLLAMA_HOST. See docs/LLM.md.",
         after_help = "Examples:\n  \
                       safeplan llm ask --provider openai:gpt-4o-mini \"Say hi\"\n  \

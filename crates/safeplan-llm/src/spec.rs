@@ -90,6 +90,7 @@ impl FromStr for ProviderSpec {
                     "write the URL with its scheme and /v1, e.g. http://127.0.0.1:8000/v1",
                 ));
             }
+            reject_userinfo(url)?;
             (Some(url.trim_end_matches('/').to_owned()), model)
         } else {
             (None, rest)
@@ -155,7 +156,9 @@ impl ProviderSpec {
     /// Resolve the spec with `env` as the environment (tests pass a map, so they never
     /// change the process's environment).
     ///
-    /// Keys: `OPENAI_API_KEY` (required for `openai`, sent if set for `openai-compatible`),
+    /// Keys: `OPENAI_API_KEY` (required for `openai`), `OPENAI_COMPATIBLE_API_KEY` (sent if
+    /// set for `openai-compatible`; never `OPENAI_API_KEY`, so an OpenAI key does not go to
+    /// another server),
     /// `GEMINI_API_KEY`, else `GOOGLE_API_KEY` (required for `gemini`). Base URLs:
     /// `OPENAI_BASE_URL` (with `/v1`; for `openai` only: `openai-compatible` names its URL),
     /// `GEMINI_BASE_URL` and `OLLAMA_HOST` (origins). An empty variable counts as unset.
@@ -181,7 +184,9 @@ impl ProviderSpec {
             }
             ProviderKind::OpenAiCompatible => {
                 let base = self.base_url.clone().unwrap_or_default();
-                (base, var("OPENAI_API_KEY").map(ApiKey::new))
+                // Not OPENAI_API_KEY: an OpenAI key must not go to whatever server a spec
+                // names. A server that wants a key gets its own variable.
+                (base, var("OPENAI_COMPATIBLE_API_KEY").map(ApiKey::new))
             }
             ProviderKind::Gemini => {
                 let key = var("GEMINI_API_KEY")
@@ -200,6 +205,7 @@ impl ProviderSpec {
                 (ollama_origin(&base), None)
             }
         };
+        reject_userinfo(&base_url)?;
         Ok(ProviderConfig {
             kind: self.kind,
             model: self.model.clone(),
@@ -208,6 +214,20 @@ impl ProviderSpec {
             send_temperature: None,
         })
     }
+}
+
+/// A base URL with `user:password@` would put a secret into the provider id, logs, cache
+/// keys and cassettes: refuse it.
+fn reject_userinfo(url: &str) -> Result<(), LlmError> {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return Err(LlmError::config(
+            "a base URL holds credentials (`user:password@`), which would end up in logs",
+            "remove them from the URL and put the key in the provider's key variable",
+        ));
+    }
+    Ok(())
 }
 
 /// `OLLAMA_HOST` is often written without a scheme (`127.0.0.1:11434`, as `ollama serve`

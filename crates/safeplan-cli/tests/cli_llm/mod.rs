@@ -93,6 +93,7 @@ fn safeplan(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_COMPATIBLE_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .stdin(Stdio::null())
         .output()
@@ -347,4 +348,36 @@ fn bad_spec_and_missing_key_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = safeplan(&dir, &["llm", "ask", "hi"]);
     assert_eq!(out.status.code(), Some(2), "clap usage error");
+}
+
+#[test]
+fn only_the_compatible_key_goes_to_a_compatible_server() {
+    let f = Fixture::new("keys");
+    f.respond(ResponseTemplate::new(200).set_body_json(completion()));
+    let spec = f.spec();
+    let run = |var: &str| {
+        Command::new(env!("CARGO_BIN_EXE_safeplan"))
+            .args(["llm", "ask", "--provider", &spec, "hi"])
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_COMPATIBLE_API_KEY")
+            .env(var, "key-value-1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run safeplan")
+    };
+    assert_eq!(run("OPENAI_API_KEY").status.code(), Some(0));
+    assert_eq!(run("OPENAI_COMPATIBLE_API_KEY").status.code(), Some(0));
+    let auth: Vec<Option<String>> = f
+        .runtime
+        .block_on(f.server.received_requests())
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            r.headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(auth, vec![None, Some("Bearer key-value-1".to_owned())]);
 }

@@ -54,6 +54,7 @@ fn bad_specs_say_how_to_fix_them() {
     assert!(hint("anthropic:claude").contains("unknown provider"));
     assert!(hint("openai:").contains("names no model"));
     assert!(hint("openai-compatible:127.0.0.1:8000#m").contains("not an http(s) URL"));
+    assert!(hint("openai-compatible:http://u:secret@host/v1#m").contains("credentials"));
 }
 
 #[test]
@@ -69,6 +70,20 @@ fn keys_and_base_urls_come_from_the_environment() {
         ]))
         .unwrap();
     assert_eq!(cfg.base_url, "http://proxy:9/v1");
+    let with_creds = env(&[
+        ("OPENAI_API_KEY", "k"),
+        ("OPENAI_BASE_URL", "https://u:p@proxy/v1"),
+    ]);
+    assert!(matches!(
+        spec.resolve(&with_creds),
+        Err(LlmError::Config { .. })
+    ));
+    // An `@` in the path is not userinfo.
+    let at_in_path = env(&[
+        ("OPENAI_API_KEY", "k"),
+        ("OPENAI_BASE_URL", "https://proxy/team@x/v1"),
+    ]);
+    assert!(spec.resolve(&at_in_path).is_ok());
     match spec.resolve(&env(&[("OPENAI_API_KEY", "")])) {
         Err(LlmError::Config { hint, .. }) => {
             assert_eq!(hint.as_deref(), Some("set OPENAI_API_KEY"))
@@ -109,8 +124,17 @@ fn keys_and_base_urls_come_from_the_environment() {
     let spec: ProviderSpec = "openai-compatible:http://127.0.0.1:8000/v1#m"
         .parse()
         .unwrap();
-    let cfg = spec.resolve(&env(&[])).unwrap();
-    assert!(cfg.api_key.is_none());
+    let cfg = spec
+        .resolve(&env(&[("OPENAI_API_KEY", "sk-openai")]))
+        .unwrap();
+    assert!(
+        cfg.api_key.is_none(),
+        "an OpenAI key is never sent to another server"
+    );
+    let cfg = spec
+        .resolve(&env(&[("OPENAI_COMPATIBLE_API_KEY", "token-abc")]))
+        .unwrap();
+    assert_eq!(cfg.api_key.as_ref().unwrap().expose_secret(), "token-abc");
     assert_eq!(cfg.id(), spec.to_string());
 }
 
