@@ -138,11 +138,11 @@ impl LlmProvider for Cache {
         if !self.bypass {
             match self.lookup(key.clone()).await {
                 Ok(Some(mut hit)) => {
-                    debug!(provider = %self.id(), key = %key, "cache hit");
+                    debug!(provider = %self.id(), digest = %key, "cache hit");
                     hit.origin = Origin::Cache;
                     return Ok(hit);
                 }
-                Ok(None) => debug!(provider = %self.id(), key = %key, "cache miss"),
+                Ok(None) => debug!(provider = %self.id(), digest = %key, "cache miss"),
                 Err(e) => warn!(provider = %self.id(), "cache lookup skipped: {e}"),
             }
         }

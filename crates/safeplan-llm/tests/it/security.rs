@@ -183,3 +183,68 @@ async fn the_key_appears_in_no_log_cache_cassette_or_debug_output() {
         "the cassette holds the request"
     );
 }
+
+#[tokio::test]
+async fn the_gemini_key_appears_in_no_log_cache_or_cassette() {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1beta/models/gemini-2.5-flash:generateContent"))
+        .and(header("x-goog-api-key", SENTINEL))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(fixture("gemini/success.json"), "application/json"),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let dir = TempDir::new("sentinel-gemini");
+    let stack = Stack {
+        cache: Some(CacheConfig {
+            path: dir.join("cache.sqlite"),
+            bypass: false,
+        }),
+        cassette: Some(CassetteConfig {
+            mode: CassetteMode::Record,
+            path: dir.join("cassette.jsonl"),
+        }),
+        ..Stack::default()
+    };
+    let origin = server.uri();
+    let env = |name: &str| match name {
+        "GEMINI_API_KEY" => Some(SENTINEL.to_owned()),
+        "GEMINI_BASE_URL" => Some(origin.clone()),
+        _ => None,
+    };
+    let spec: ProviderSpec = "gemini:gemini-2.5-flash".parse().unwrap();
+    let built = stack.build(&spec, &env).unwrap();
+    let req = ChatRequest::user("Plan.").with_temperature(0.0);
+    built.provider.chat(&req).await.unwrap();
+    built.provider.chat(&req).await.unwrap(); // from the cache
+    server.verify().await;
+
+    let log_text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        log_text.contains("x-goog-api-key"),
+        "headers were logged, redacted"
+    );
+    assert!(!log_text.contains("SENTINEL"), "{log_text}");
+    assert!(!log_text.contains("key="), "the key is never in a URL");
+    for entry in std::fs::read_dir(&dir.0).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !bytes.windows(8).any(|w| w == b"SENTINEL"),
+            "{} holds the key",
+            path.display()
+        );
+    }
+}
