@@ -152,7 +152,7 @@ impl ChatRequest {
         self.temperature == Some(0.0) || self.sample_id.is_some()
     }
 
-    /// A rough count of the input tokens (characters / 4), for rate limiting before the
+    /// A rough count of the input tokens (UTF-8 bytes / 4), for rate limiting before the
     /// provider has said how many there were.
     pub fn estimated_input_tokens(&self) -> u64 {
         let chars: usize = self.system.as_ref().map_or(0, String::len)

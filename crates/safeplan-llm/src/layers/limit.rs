@@ -22,7 +22,7 @@ pub struct Limits {
     /// Requests started in any 60-second window.
     pub requests_per_minute: Option<u32>,
     /// Tokens (input + output) in any 60-second window. Before a call its tokens are
-    /// estimated (prompt characters / 4 plus the output limit); after it, the provider's
+    /// estimated (prompt bytes / 4 plus the output limit); after it, the provider's
     /// count replaces the estimate.
     pub tokens_per_minute: Option<u64>,
 }
