@@ -142,6 +142,9 @@ pub enum Command {
                       task the planner does not support), 3 a limit was reached first."
     )]
     Plan(PlanArgs),
+
+    /// Try an LLM provider: send one prompt through the benchmark's provider stack.
+    Llm(crate::llm::LlmArgs),
 }
 
 /// Arguments of `safeplan check`.

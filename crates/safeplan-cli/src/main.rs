@@ -43,7 +43,8 @@
 //! plan with errors, or a plan file that cannot be read). `basic`: 0 written, 2 otherwise.
 //! `validate-suite`: 0 every task as expected, 1 some task not, 2 a task folder that could
 //! not be used. `plan` ([`plan`], with `safeplan-search`): 0 a plan found, 1 proven that none
-//! exists, 3 a search limit reached first. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! exists, 3 a search limit reached first. `llm ask` ([`llm`], with `safeplan-llm`): 0 a
+//! reply, 1 the provider failed after retries, 2 a configuration error. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
 //! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -53,6 +54,7 @@
 mod args;
 mod basic;
 mod check;
+mod llm;
 mod plan;
 mod render;
 mod report;
@@ -114,6 +116,7 @@ fn main() -> ExitCode {
             plan::Status::Unsolvable => EXIT_ERRORS,
             plan::Status::Limit => EXIT_LIMIT,
         }),
+        Command::Llm(args) => Ok(llm::run(args)),
     };
     ExitCode::from(match result {
         Ok(code) => code,

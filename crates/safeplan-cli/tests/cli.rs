@@ -3,6 +3,9 @@
 //! Each test writes its PDDL files into its own directory under the system temp dir and runs
 //! the built binary there, so paths in the output are short and stable (`domain.pddl`).
 
+#[path = "cli_llm/mod.rs"]
+mod cli_llm;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -1,0 +1,383 @@
+//! End-to-end tests of `safeplan llm ask` against a loopback OpenAI-compatible server
+//! (wiremock on 127.0.0.1). No test touches the internet.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The documented shape of a Chat Completions reply.
+fn completion() -> Value {
+    json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1741570283,
+        "model": "m",
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": "Hello from the loopback server.", "refusal": null},
+            "logprobs": null,
+            "finish_reason": "stop"
+        }],
+        "usage": {
+            "prompt_tokens": 12,
+            "completion_tokens": 7,
+            "total_tokens": 19,
+            "prompt_tokens_details": {"cached_tokens": 4},
+            "completion_tokens_details": {"reasoning_tokens": 0}
+        }
+    })
+}
+
+struct Fixture {
+    runtime: tokio::runtime::Runtime,
+    server: MockServer,
+    dir: PathBuf,
+}
+
+impl Fixture {
+    fn new(test: &str) -> Fixture {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let server = runtime.block_on(MockServer::start());
+        let dir =
+            std::env::temp_dir().join(format!("safeplan-cli-llm-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create the test directory");
+        Fixture {
+            runtime,
+            server,
+            dir,
+        }
+    }
+
+    fn respond(&self, template: ResponseTemplate) {
+        self.runtime.block_on(
+            Mock::given(method("POST"))
+                .and(path("/v1/chat/completions"))
+                .respond_with(template)
+                .mount(&self.server),
+        );
+    }
+
+    fn spec(&self) -> String {
+        format!("openai-compatible:{}/v1#m", self.server.uri())
+    }
+
+    fn received(&self) -> Vec<Value> {
+        self.runtime
+            .block_on(self.server.received_requests())
+            .unwrap_or_default()
+            .iter()
+            .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
+            .collect()
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn safeplan(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_safeplan"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_COMPATIBLE_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run safeplan")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn ask_prints_the_reply_and_usage() {
+    let f = Fixture::new("ask");
+    f.respond(
+        ResponseTemplate::new(200)
+            .set_body_json(completion())
+            .insert_header("x-request-id", "req_7"),
+    );
+    let spec = f.spec();
+    let out = safeplan(
+        &f.dir,
+        &[
+            "llm",
+            "ask",
+            "--provider",
+            &spec,
+            "--system",
+            "Be brief.",
+            "--temperature",
+            "0",
+            "--max-tokens",
+            "50",
+            "hi",
+        ],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("Hello from the loopback server."));
+    let usage = lines.next().unwrap_or_default();
+    assert!(
+        usage.starts_with("usage: 12 input (4 cached) + 7 output tokens · "),
+        "{usage}"
+    );
+    assert!(
+        usage.contains("finish stop") && usage.contains("request req_7"),
+        "{usage}"
+    );
+    assert!(usage.contains(&spec), "{usage}");
+    assert_eq!(stderr, "");
+    let bodies = f.received();
+    assert_eq!(bodies.len(), 1);
+    assert_eq!(
+        bodies[0],
+        json!({
+            "model": "m",
+            "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}],
+            "temperature": 0.0,
+            "max_completion_tokens": 50,
+            "max_tokens": 50
+        })
+    );
+}
+
+#[test]
+fn ask_json_prints_the_response_document() {
+    let f = Fixture::new("json");
+    f.respond(ResponseTemplate::new(200).set_body_json(completion()));
+    let out = safeplan(
+        &f.dir,
+        &[
+            "llm",
+            "ask",
+            "--provider",
+            &f.spec(),
+            "--json",
+            "--json-mode",
+            "hi",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["text"], "Hello from the loopback server.");
+    assert_eq!(doc["usage"]["input_tokens"], 12);
+    assert_eq!(doc["finish_reason"], "stop");
+    assert_eq!(doc["origin"], "network");
+    assert_eq!(
+        f.received()[0]["response_format"],
+        json!({"type": "json_object"})
+    );
+}
+
+#[test]
+fn cache_record_and_replay() {
+    let f = Fixture::new("cache");
+    f.respond(ResponseTemplate::new(200).set_body_json(completion()));
+    let spec = f.spec();
+    let cache = f.file("cache.sqlite").display().to_string();
+    let cassette = f.file("run.jsonl").display().to_string();
+    let args = [
+        "llm",
+        "ask",
+        "--provider",
+        &spec,
+        "--temperature",
+        "0",
+        "--cache",
+        &cache,
+        "--record",
+        &cassette,
+        "hi",
+    ];
+    let first = safeplan(&f.dir, &args);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let second = safeplan(&f.dir, &args);
+    assert!(
+        text(&second.stdout).contains("from cache"),
+        "{}",
+        text(&second.stdout)
+    );
+    assert_eq!(
+        f.received().len(),
+        1,
+        "the second ask was answered by the cache"
+    );
+
+    let replay = safeplan(
+        &f.dir,
+        &[
+            "llm",
+            "ask",
+            "--provider",
+            &spec,
+            "--temperature",
+            "0",
+            "--replay",
+            &cassette,
+            "hi",
+        ],
+    );
+    let stdout = text(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay.stderr));
+    assert!(
+        stdout.starts_with("Hello from the loopback server.\n") && stdout.contains("replayed"),
+        "{stdout}"
+    );
+    assert_eq!(f.received().len(), 1, "replay makes no request");
+
+    let miss = safeplan(
+        &f.dir,
+        &[
+            "llm",
+            "ask",
+            "--provider",
+            &spec,
+            "--temperature",
+            "0",
+            "--replay",
+            &cassette,
+            "something else",
+        ],
+    );
+    assert_eq!(miss.status.code(), Some(1));
+    assert!(
+        text(&miss.stderr).contains("replay miss"),
+        "{}",
+        text(&miss.stderr)
+    );
+}
+
+#[test]
+fn a_provider_error_exits_1_with_a_hint_and_is_not_retried() {
+    let f = Fixture::new("auth");
+    f.respond(ResponseTemplate::new(401).set_body_json(json!({
+        "error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}
+    })));
+    let out = safeplan(&f.dir, &["llm", "ask", "--provider", &f.spec(), "hi"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: authentication failed (HTTP 401): Incorrect API key provided."),
+        "{stderr}"
+    );
+    assert!(stderr.contains("hint: check the API key"), "{stderr}");
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(f.received().len(), 1);
+}
+
+#[test]
+fn prices_add_a_cost() {
+    let f = Fixture::new("prices");
+    f.respond(ResponseTemplate::new(200).set_body_json(completion()));
+    let prices = f.file("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"m": {"input_per_mtok": 1000000, "output_per_mtok": 2000000}}"#,
+    )
+    .expect("write prices");
+    let out = safeplan(
+        &f.dir,
+        &[
+            "llm",
+            "ask",
+            "--provider",
+            &f.spec(),
+            "--prices",
+            &prices.display().to_string(),
+            "hi",
+        ],
+    );
+    // 12 × $1 + 7 × $2
+    assert!(
+        text(&out.stdout).contains("· $26.000000"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_spec_and_missing_key_exit_2() {
+    let dir = std::env::temp_dir();
+    let out = safeplan(
+        &dir,
+        &[
+            "llm",
+            "ask",
+            "--provider",
+            "openai-compatible:http://127.0.0.1:8000/v1",
+            "hi",
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no `#` between the base URL and the model"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: write openai-compatible:BASE_URL#MODEL"),
+        "{stderr}"
+    );
+
+    let out = safeplan(
+        &dir,
+        &["llm", "ask", "--provider", "openai:gpt-4o-mini", "hi"],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("hint: set OPENAI_API_KEY"), "{stderr}");
+
+    let out = safeplan(&dir, &["llm", "ask", "--provider", "claude:x", "hi"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = safeplan(&dir, &["llm", "ask", "hi"]);
+    assert_eq!(out.status.code(), Some(2), "clap usage error");
+}
+
+#[test]
+fn only_the_compatible_key_goes_to_a_compatible_server() {
+    let f = Fixture::new("keys");
+    f.respond(ResponseTemplate::new(200).set_body_json(completion()));
+    let spec = f.spec();
+    let run = |var: &str| {
+        Command::new(env!("CARGO_BIN_EXE_safeplan"))
+            .args(["llm", "ask", "--provider", &spec, "hi"])
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_COMPATIBLE_API_KEY")
+            .env(var, "key-value-1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run safeplan")
+    };
+    assert_eq!(run("OPENAI_API_KEY").status.code(), Some(0));
+    assert_eq!(run("OPENAI_COMPATIBLE_API_KEY").status.code(), Some(0));
+    let auth: Vec<Option<String>> = f
+        .runtime
+        .block_on(f.server.received_requests())
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            r.headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(auth, vec![None, Some("Bearer key-value-1".to_owned())]);
+}
