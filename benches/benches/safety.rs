@@ -15,14 +15,7 @@ use divan::counter::ItemsCount;
 use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
 use safeplan_validate::{SafetyOptions, SafetyTask};
 
-const TASKS: [&str; 6] = [
-    "neiss_11125",
-    "neiss_23347",
-    "neiss_2888",
-    "normbank_14322",
-    "normbank_14564",
-    "normbank_91553",
-];
+use safeplan_benches::DEMO_TASKS as TASKS;
 
 struct Oracle {
     tasks: Vec<SafetyTask>,

@@ -529,3 +529,13 @@ mod tests {
         assert_eq!(even.count, 4);
     }
 }
+
+/// The six DESPITE demo tasks (folders of `despite-demo`).
+pub const DEMO_TASKS: [&str; 6] = [
+    "neiss_11125",
+    "neiss_23347",
+    "neiss_2888",
+    "normbank_14322",
+    "normbank_14564",
+    "normbank_91553",
+];
