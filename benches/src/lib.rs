@@ -18,6 +18,16 @@ use std::time::Duration;
 use safeplan_pddl::{Domain, Plan, Problem};
 use safeplan_validate::Task;
 
+/// The six DESPITE demo tasks (folders of `despite-demo`).
+pub const DEMO_TASKS: [&str; 6] = [
+    "neiss_11125",
+    "neiss_23347",
+    "neiss_2888",
+    "normbank_14322",
+    "normbank_14564",
+    "normbank_91553",
+];
+
 /// The shared reference data directory: `$SAFEPLAN_DATA` if set, else `../shared/data`
 /// beside the workspace.
 ///
@@ -529,13 +539,3 @@ mod tests {
         assert_eq!(even.count, 4);
     }
 }
-
-/// The six DESPITE demo tasks (folders of `despite-demo`).
-pub const DEMO_TASKS: [&str; 6] = [
-    "neiss_11125",
-    "neiss_23347",
-    "neiss_2888",
-    "normbank_14322",
-    "normbank_14564",
-    "normbank_91553",
-];
