@@ -90,18 +90,13 @@ pub fn build(cfg: &ProviderConfig, req: &ChatRequest) -> Result<HttpRequest, Llm
     if !config.is_empty() {
         body.insert("generationConfig".into(), Value::Object(config));
     }
-    let mut headers = vec![(
-        "content-type".to_owned(),
-        HeaderValue::Plain("application/json".to_owned()),
-    )];
-    if let Some(key) = &cfg.api_key {
-        headers.push(("x-goog-api-key".to_owned(), HeaderValue::Key(key.clone())));
-    }
-    Ok(HttpRequest {
-        url: format!("{}/v1beta/models/{model}:generateContent", cfg.base_url),
-        headers,
-        body: Value::Object(body),
-    })
+    Ok(HttpRequest::json(
+        format!("{}/v1beta/models/{model}:generateContent", cfg.base_url),
+        cfg.api_key
+            .as_ref()
+            .map(|key| ("x-goog-api-key", HeaderValue::Key(key.clone()))),
+        body,
+    ))
 }
 
 /// Parse a response: the first candidate's text parts (thought summaries left out),

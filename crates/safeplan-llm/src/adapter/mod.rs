@@ -65,6 +65,25 @@ pub struct HttpRequest {
 }
 
 impl HttpRequest {
+    /// A JSON `POST` to `url`, with `auth` (the header that carries the key) when there is
+    /// one: the shape every backend sends.
+    pub(crate) fn json(
+        url: String,
+        auth: Option<(&str, HeaderValue)>,
+        body: serde_json::Map<String, Value>,
+    ) -> HttpRequest {
+        let mut headers = vec![(
+            "content-type".to_owned(),
+            HeaderValue::Plain("application/json".to_owned()),
+        )];
+        headers.extend(auth.map(|(name, value)| (name.to_owned(), value)));
+        HttpRequest {
+            url,
+            headers,
+            body: Value::Object(body),
+        }
+    }
+
     /// A header's value by (lowercase) name.
     pub fn header(&self, name: &str) -> Option<&HeaderValue> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v)

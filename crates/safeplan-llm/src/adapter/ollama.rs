@@ -3,8 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    HeaderValue, HttpRequest, ResponseHeaders, classify_status, count, json_body, missing,
-    retry_after, text_message,
+    HttpRequest, ResponseHeaders, classify_status, count, json_body, missing, retry_after,
+    text_message,
 };
 use crate::error::LlmError;
 use crate::spec::ProviderConfig;
@@ -53,14 +53,11 @@ pub fn build(cfg: &ProviderConfig, req: &ChatRequest) -> Result<HttpRequest, Llm
     if !options.is_empty() {
         body.insert("options".into(), Value::Object(options));
     }
-    Ok(HttpRequest {
-        url: format!("{}/api/chat", cfg.base_url),
-        headers: vec![(
-            "content-type".to_owned(),
-            HeaderValue::Plain("application/json".to_owned()),
-        )],
-        body: Value::Object(body),
-    })
+    Ok(HttpRequest::json(
+        format!("{}/api/chat", cfg.base_url),
+        None,
+        body,
+    ))
 }
 
 /// Parse a response: `message.content`, `done_reason`, `prompt_eval_count`, `eval_count`;

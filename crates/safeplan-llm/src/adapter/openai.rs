@@ -73,18 +73,13 @@ pub fn build(cfg: &ProviderConfig, req: &ChatRequest) -> Result<HttpRequest, Llm
             );
         }
     }
-    let mut headers = vec![(
-        "content-type".to_owned(),
-        HeaderValue::Plain("application/json".to_owned()),
-    )];
-    if let Some(key) = &cfg.api_key {
-        headers.push(("authorization".to_owned(), HeaderValue::Bearer(key.clone())));
-    }
-    Ok(HttpRequest {
-        url: format!("{}/chat/completions", cfg.base_url),
-        headers,
-        body: Value::Object(body),
-    })
+    Ok(HttpRequest::json(
+        format!("{}/chat/completions", cfg.base_url),
+        cfg.api_key
+            .as_ref()
+            .map(|key| ("authorization", HeaderValue::Bearer(key.clone()))),
+        body,
+    ))
 }
 
 /// Parse a response: a completion on 2xx, else the error body
