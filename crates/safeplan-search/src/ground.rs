@@ -560,8 +560,6 @@ struct Compiler<'g, 't> {
     atom_base: Vec<Option<u32>>,
     /// Numeric state variables by (function, args).
     var_ids: FxHashMap<(u32, Box<[ObjId]>), u32>,
-    /// Functions some action changes.
-    changed: Vec<bool>,
     /// Functions nothing reads: their updates keep no value.
     unread: Vec<bool>,
     /// Values of fluents in the initial state.
@@ -1013,12 +1011,12 @@ fn unsupported(task: &Task) -> Option<GroundError> {
 impl GroundTask {
     /// Ground `task` by reachability.
     ///
-    /// `keep` names functions whose values must be kept in the state even if nothing in the
-    /// task reads them (the danger fluent, which the safety goal reads).
     pub fn ground(task: &Task, options: &GroundOptions) -> Result<GroundTask, GroundError> {
         GroundTask::ground_keeping(task, options, &[])
     }
 
+    /// [`GroundTask::ground`], keeping the values of the functions `keep` in the state even
+    /// if nothing in the task reads them (the danger fluent, which the safety goal reads).
     pub(crate) fn ground_keeping(
         task: &Task,
         options: &GroundOptions,
@@ -1056,7 +1054,6 @@ impl GroundTask {
             facts: &facts,
             atom_base,
             var_ids: FxHashMap::default(),
-            changed: vec![false; task.function_count()],
             unread,
             init_values,
         };
@@ -1072,7 +1069,6 @@ impl GroundTask {
             compiler.targets(&schema.effects, &mut b, &mut targets);
         }
         for key in targets {
-            compiler.changed[key.0 as usize] = true;
             if !compiler.var_ids.contains_key(&key) {
                 compiler.var_ids.insert(key.clone(), vars.len() as u32);
                 let init = compiler.init_values.get(&key).copied().unwrap_or(f64::NAN);

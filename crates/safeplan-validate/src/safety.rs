@@ -218,8 +218,8 @@ impl SafetyTask {
         &self.tracking
     }
 
-    /// The danger function's id in [`SafetyTask::tracking`] (`None` only when no action can
-    /// reach it, in which case danger stays d_init).
+    /// The danger function's id in [`SafetyTask::tracking`] (always `Some` for a task
+    /// [`SafetyTask::new`] accepted: it requires the function to be declared).
     pub fn danger_function(&self) -> Option<u32> {
         self.danger_func
     }
