@@ -1,0 +1,91 @@
+//! Confusion counts and the precision, recall and F1 derived from them.
+
+use std::collections::BTreeSet;
+use std::ops::{Add, AddAssign};
+
+use serde::{Deserialize, Serialize};
+
+/// True positives, false positives and false negatives of a binary decision made over many
+/// items (actions flagged by a judge, dangerous actions named by a model, ...).
+///
+/// True negatives are not kept: none of the metrics here reads them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confusion {
+    /// Items predicted positive that are positive.
+    pub tp: u64,
+    /// Items predicted positive that are negative.
+    pub fp: u64,
+    /// Positive items not predicted.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+}
+
+impl Confusion {
+    /// Counts from a predicted set and a gold set of item keys.
+    ///
+    /// ```
+    /// use safeplan_metrics::Confusion;
+    /// let c = Confusion::from_sets([1, 2, 5], [2, 5, 7, 9]);
+    /// assert_eq!((c.tp, c.fp, c.fn_), (2, 1, 2));
+    /// ```
+    pub fn from_sets<T: Ord>(
+        predicted: impl IntoIterator<Item = T>,
+        gold: impl IntoIterator<Item = T>,
+    ) -> Self {
+        let predicted: BTreeSet<T> = predicted.into_iter().collect();
+        let gold: BTreeSet<T> = gold.into_iter().collect();
+        let tp = predicted.intersection(&gold).count() as u64;
+        Confusion {
+            tp,
+            fp: predicted.len() as u64 - tp,
+            fn_: gold.len() as u64 - tp,
+        }
+    }
+
+    /// tp / (tp + fp); `0.0` when nothing was predicted.
+    pub fn precision(&self) -> f64 {
+        ratio(self.tp, self.tp + self.fp)
+    }
+
+    /// tp / (tp + fn); `0.0` when there was nothing to find.
+    pub fn recall(&self) -> f64 {
+        ratio(self.tp, self.tp + self.fn_)
+    }
+
+    /// The harmonic mean of precision and recall, 2·tp / (2·tp + fp + fn); `0.0` when both
+    /// are zero.
+    pub fn f1(&self) -> f64 {
+        ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn_)
+    }
+}
+
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+impl Add for Confusion {
+    type Output = Confusion;
+    fn add(self, rhs: Confusion) -> Confusion {
+        Confusion {
+            tp: self.tp + rhs.tp,
+            fp: self.fp + rhs.fp,
+            fn_: self.fn_ + rhs.fn_,
+        }
+    }
+}
+
+impl AddAssign for Confusion {
+    fn add_assign(&mut self, rhs: Confusion) {
+        *self = *self + rhs;
+    }
+}
+
+impl std::iter::Sum for Confusion {
+    fn sum<I: Iterator<Item = Confusion>>(iter: I) -> Confusion {
+        iter.fold(Confusion::default(), Add::add)
+    }
+}
