@@ -1,0 +1,62 @@
+//! The plan verification loop: a Judge critiques an action sequence step by step, a
+//! Reviser applies the critiques, and the two repeat until the Judge is satisfied
+//! (Algorithm 1 of Hariharan et al., "Plan Verification for LLM-Based Embodied Task
+//! Completion Agents").
+//!
+//! # Design
+//!
+//! **Provenance is the loop's invariant.** Precision and recall are computed over the
+//! *original* steps an episode started with, but every round re-indexes the plan. So a
+//! [`Plan`] is a list of [`Step`]s that each carry their [`Origin`]: the index they had in
+//! the original sequence, or the round that inserted them. Critiques index the plan as the
+//! judge saw it; revisers keep origins of the steps they keep; what the loop "flagged" is
+//! exactly the set of original indices missing from the final plan
+//! ([`Refinement::flagged`]). No step is ever matched back by its text.
+//!
+//! **Judges see only what a user would give them.** An [`Episode`] holds the id, goal,
+//! dialogue, actions and an optional bound PDDL task; gold labels live in a separate
+//! [`Gold`] beside it ([`LabelledEpisode`]) and are only read by [`score`].
+//!
+//! **Two object-safe traits, many implementations.** [`Judge`] and [`Reviser`] are
+//! `async_trait`s so an LLM judge can await its provider while deterministic ones return
+//! at once:
+//!
+//! - [`RuleJudge`]: the paper's rule baseline, to reproduce its table row;
+//! - [`StateJudge`]: our deterministic judge for TEACh-style sequences, which replays the
+//!   sequence against a model of what is held, placed, switched and opened;
+//! - `SymbolicJudge`: for episodes bound to a PDDL task, driven by the validator;
+//! - [`EnsembleJudge`]: union, intersection or majority of any judges;
+//! - [`ApplyCritiques`] (deterministic) and `SymbolicReviser` (plans the MISSING gaps).
+//!
+//! **The loop never loses work.** [`Refiner::refine`] stops on convergence, after
+//! `max_rounds`, on oscillation (a plan seen before) or when the reviser changes nothing;
+//! an error of a judge or reviser ends that episode's loop with every earlier round kept.
+//! [`Refiner::refine_all`] runs many episodes with bounded concurrency and reports each as
+//! it finishes, so a caller can stream results to disk.
+
+#![deny(missing_docs)]
+
+mod ensemble;
+mod episode;
+mod error;
+mod plan;
+mod refine;
+mod revise;
+mod rule;
+pub mod score;
+mod state;
+pub mod teach;
+pub mod transcript;
+
+pub use ensemble::{Combine, EnsembleJudge};
+pub use episode::{
+    BoundTask, Episode, Evaluation, Gold, LabelledEpisode, TaskPaths, read_episodes, to_pddl_plan,
+};
+pub use error::JudgeError;
+pub use plan::{Critique, CritiqueKind, Origin, Plan, Step};
+pub use refine::{
+    Judge, Judgement, RefineOptions, Refinement, Refiner, Reviser, Revision, Round, StopReason,
+};
+pub use revise::{ApplyCritiques, apply_critiques};
+pub use rule::RuleJudge;
+pub use state::StateJudge;

@@ -1,0 +1,175 @@
+//! Scoring a loop's output against gold labels: micro P/R/F1 over original indices and the
+//! convergence curve, as the plan verification paper reports them.
+
+use safeplan_metrics::Confusion;
+use serde::{Deserialize, Serialize};
+
+use crate::episode::Gold;
+use crate::refine::Refinement;
+use crate::teach::{name_words, parse_teach};
+
+/// One episode's counts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpisodeScore {
+    /// The episode id.
+    pub id: String,
+    /// Flagged original indices against the gold `remove` set (or the `remove_alts`
+    /// alternative that scores best).
+    pub remove: Confusion,
+    /// Which gold set was used: 0 for `remove`, k for `remove_alts[k - 1]`.
+    pub gold_set: usize,
+    /// Inserted steps against the gold `missing` steps, matched loosely (same verb and
+    /// first argument for TEACh steps, the same text otherwise).
+    pub missing: Confusion,
+}
+
+/// Score one refinement. Gold alternatives are accepted: of `remove` and each of
+/// `remove_alts`, the one giving the most true positives, then the fewest errors, counts
+/// (`remove` wins ties).
+pub fn score_episode(refinement: &Refinement, gold: &Gold) -> EpisodeScore {
+    let flagged = refinement.flagged();
+    let mut best = (
+        Confusion::from_sets(flagged.iter().copied(), gold.remove.iter().copied()),
+        0,
+    );
+    for (k, alt) in gold.remove_alts.iter().enumerate() {
+        let c = Confusion::from_sets(flagged.iter().copied(), alt.iter().copied());
+        let better = (c.tp, std::cmp::Reverse(c.fp + c.fn_))
+            > (best.0.tp, std::cmp::Reverse(best.0.fp + best.0.fn_));
+        if better {
+            best = (c, k + 1);
+        }
+    }
+    let inserted: Vec<String> = refinement
+        .missing()
+        .iter()
+        .map(|s| loose_key(&s.text))
+        .collect();
+    let wanted: Vec<String> = gold.missing.iter().map(|s| loose_key(s)).collect();
+    EpisodeScore {
+        id: refinement.id.clone(),
+        remove: best.0,
+        gold_set: best.1,
+        missing: multiset_confusion(&inserted, &wanted),
+    }
+}
+
+/// The loose identity of a step: verb and first object for TEACh steps, else the text.
+fn loose_key(text: &str) -> String {
+    match parse_teach(text) {
+        Some(a) => format!(
+            "{:?} {}",
+            a.verb,
+            a.object()
+                .map(|o| name_words(o).join(" "))
+                .unwrap_or_default()
+        ),
+        None => text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase(),
+    }
+}
+
+fn multiset_confusion(predicted: &[String], gold: &[String]) -> Confusion {
+    let mut left: Vec<&String> = gold.iter().collect();
+    let mut tp = 0;
+    for p in predicted {
+        if let Some(k) = left.iter().position(|g| *g == p) {
+            left.swap_remove(k);
+            tp += 1;
+        }
+    }
+    Confusion {
+        tp,
+        fp: predicted.len() as u64 - tp,
+        fn_: left.len() as u64,
+    }
+}
+
+/// A point of the convergence curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConvergencePoint {
+    /// The round (1-based).
+    pub round: usize,
+    /// Episodes whose judge raised nothing in this round or an earlier one.
+    pub converged: usize,
+    /// `converged` over all episodes.
+    pub share: f64,
+}
+
+/// The cumulative share of episodes converged by each round 1..=max_rounds.
+pub fn convergence_curve(refinements: &[Refinement], max_rounds: usize) -> Vec<ConvergencePoint> {
+    let n = refinements.len();
+    (1..=max_rounds)
+        .map(|round| {
+            let converged = refinements
+                .iter()
+                .filter(|r| r.converged_at.is_some_and(|k| k <= round))
+                .count();
+            ConvergencePoint {
+                round,
+                converged,
+                share: if n == 0 {
+                    0.0
+                } else {
+                    converged as f64 / n as f64
+                },
+            }
+        })
+        .collect()
+}
+
+/// The figures of a judged dataset, as `metrics.json` holds them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeMetrics {
+    /// Episodes scored (those with gold labels).
+    pub episodes: usize,
+    /// Micro precision of flagged original steps.
+    pub precision: f64,
+    /// Micro recall.
+    pub recall: f64,
+    /// Micro F1.
+    pub f1: f64,
+    /// True positives.
+    pub tp: u64,
+    /// False positives.
+    pub fp: u64,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    /// Inserted steps against gold `missing` (indicative only: gold MISSING is sparse).
+    pub missing: Confusion,
+    /// Cumulative share converged by round, over all refined episodes.
+    pub convergence: Vec<ConvergencePoint>,
+    /// Per-episode counts.
+    pub per_episode: Vec<EpisodeScore>,
+}
+
+/// Score every refinement that has gold labels (`gold[i]` belongs to `refinements[i]`).
+pub fn judge_metrics(
+    refinements: &[Refinement],
+    gold: &[Option<Gold>],
+    max_rounds: usize,
+) -> JudgeMetrics {
+    let per_episode: Vec<EpisodeScore> = refinements
+        .iter()
+        .zip(gold)
+        .filter_map(|(r, g)| g.as_ref().map(|g| score_episode(r, g)))
+        .collect();
+    let remove: Confusion = per_episode.iter().map(|s| s.remove).sum();
+    let missing: Confusion = per_episode.iter().map(|s| s.missing).sum();
+    JudgeMetrics {
+        episodes: per_episode.len(),
+        precision: remove.precision(),
+        recall: remove.recall(),
+        f1: remove.f1(),
+        tp: remove.tp,
+        fp: remove.fp,
+        fn_: remove.fn_,
+        missing,
+        convergence: convergence_curve(refinements, max_rounds),
+        per_episode,
+    }
+}

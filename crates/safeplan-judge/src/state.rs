@@ -1,0 +1,290 @@
+//! The state-tracking judge for TEACh-style action sequences.
+
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+
+use crate::episode::Episode;
+use crate::error::JudgeError;
+use crate::plan::{Critique, Plan};
+use crate::refine::{Judge, Judgement};
+use crate::teach::{GoalWords, TeachAction, TeachVerb, idle_motion, name_words, parse_teach};
+
+/// A deterministic judge that replays a TEACh-style sequence against a small model of the
+/// household — what the agent holds, where each object was put, what is switched on or
+/// open — and flags steps whose effect is undone or never used:
+///
+/// - **placed, then picked up again** with only motion between: both steps undo each other;
+/// - **placed twice without a pick-up** (or placed, then poured): the object was still in
+///   hand, so the first placement contradicts the rest of the sequence;
+/// - **an irrelevant pick-and-place**: an object the goal does not name, picked up and put
+///   somewhere the goal does not name, with only motion between, and never used again;
+/// - **a goal object left in the wrong place**: its last placement is somewhere the goal
+///   does not name while the goal names another receptacle of the episode; the placement
+///   is removed and a placement on the named receptacle is proposed as MISSING;
+/// - **a repeated switch**: switching on what this sequence already switched on (or off
+///   what it switched off), opening what it opened, closing what it closed; opening and
+///   closing with nothing taken or put between;
+/// - **a filling poured away**: an object filled by the appliance it stood on (a mug on a
+///   coffee machine switched on) and then poured into a sink or bathtub, and the pick-up
+///   that served only that pour;
+/// - **idle motion**: zero moves, whole-turn rotations, adjacent turns that cancel.
+///
+/// The initial state is unknown, so a first switch, opening or closing is never flagged.
+/// Rules are general: they read only the structure of the sequence and the words of the
+/// goal and dialogue, never object or episode lists.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StateJudge;
+
+#[async_trait]
+impl Judge for StateJudge {
+    fn name(&self) -> String {
+        "state".into()
+    }
+
+    async fn critique(&self, episode: &Episode, plan: &Plan) -> Result<Judgement, JudgeError> {
+        let mut context = episode.goal.clone();
+        for line in &episode.dialogue {
+            context.push(' ');
+            context.push_str(line);
+        }
+        Ok(StateJudge::judge(&GoalWords::new(&context), &plan.texts()).into())
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Last {
+    Picked(usize),
+    Placed { at: usize, on: String },
+    Released,
+}
+
+impl StateJudge {
+    /// The critiques of `actions` for a goal (synchronous; the [`Judge`] impl calls it).
+    pub fn judge(goal: &GoalWords, actions: &[&str]) -> Vec<Critique> {
+        let parsed: Vec<Option<TeachAction>> = actions.iter().map(|a| parse_teach(a)).collect();
+        let mut flags: BTreeMap<usize, String> = BTreeMap::new();
+        let mut flag = |i: usize, why: String| {
+            flags.entry(i).or_insert(why);
+        };
+        let only_motion = |from: usize, to: usize| {
+            parsed[from + 1..to]
+                .iter()
+                .all(|a| a.as_ref().is_some_and(TeachAction::is_motion))
+        };
+        let mut last: HashMap<&str, Last> = HashMap::new();
+        let mut held: Option<&str> = None;
+        let mut switched: HashMap<&str, (bool, usize)> = HashMap::new();
+        let mut opened: HashMap<&str, (bool, usize)> = HashMap::new();
+        let mut filled: HashMap<&str, usize> = HashMap::new();
+
+        for (i, action) in parsed.iter().enumerate() {
+            let Some(a) = action else { continue };
+            let Some(x) = a.object() else { continue };
+            match a.verb {
+                TeachVerb::PickUp => {
+                    if let Some(Last::Placed { at, on }) = last.get(x)
+                        && only_motion(*at, i)
+                    {
+                        let why = format!(
+                            "{x} is put on {on} at step {} and picked up again at step {} with only moves between: the two undo each other",
+                            at + 1,
+                            i + 1
+                        );
+                        flag(*at, why.clone());
+                        flag(i, why);
+                    }
+                    held = Some(x);
+                    last.insert(x, Last::Picked(i));
+                }
+                TeachVerb::Put | TeachVerb::Pour => {
+                    if held != Some(x)
+                        && let Some(Last::Placed { at, on }) = last.get(x)
+                    {
+                        flag(
+                            *at,
+                            format!(
+                                "{x} is still in hand at step {} (used there without a pick-up), so putting it on {on} here contradicts the rest of the plan",
+                                i + 1
+                            ),
+                        );
+                    }
+                    let target = a.target().unwrap_or_default();
+                    if a.verb == TeachVerb::Pour {
+                        if let Some(k) = filled.remove(x)
+                            && is_drain(target)
+                        {
+                            flag(
+                                i,
+                                format!(
+                                    "pouring {x} into {target} throws away what step {} filled it with",
+                                    k + 1
+                                ),
+                            );
+                            let used_later = parsed[i + 1..].iter().flatten().any(|b| b.names(x));
+                            if let Some(Last::Picked(p)) = last.get(x)
+                                && !used_later
+                                && only_motion(*p, i)
+                            {
+                                flag(
+                                    *p,
+                                    format!(
+                                        "{x} is picked up only to be poured out at step {}",
+                                        i + 1
+                                    ),
+                                );
+                            }
+                        }
+                        last.insert(x, Last::Released);
+                    } else {
+                        last.insert(
+                            x,
+                            Last::Placed {
+                                at: i,
+                                on: target.to_string(),
+                            },
+                        );
+                    }
+                    held = None;
+                }
+                TeachVerb::ToggleOn | TeachVerb::ToggleOff => {
+                    let on = a.verb == TeachVerb::ToggleOn;
+                    if let Some((state, k)) = switched.get(x)
+                        && *state == on
+                    {
+                        let word = if on { "on" } else { "off" };
+                        flag(
+                            i,
+                            format!("{x} was already switched {word} at step {}", k + 1),
+                        );
+                    } else {
+                        switched.insert(x, (on, i));
+                    }
+                    if on {
+                        for (obj, l) in &last {
+                            if matches!(l, Last::Placed { on, .. } if on == x) {
+                                filled.insert(obj, i);
+                            }
+                        }
+                    }
+                }
+                TeachVerb::Open | TeachVerb::Close => {
+                    let open = a.verb == TeachVerb::Open;
+                    match opened.get(x) {
+                        Some((state, k)) if *state == open => {
+                            let word = if open { "opened" } else { "closed" };
+                            flag(i, format!("{x} was already {word} at step {}", k + 1));
+                        }
+                        Some((true, k)) if !open && only_motion(*k, i) => {
+                            let why = format!(
+                                "{x} is opened at step {} and closed at step {} with nothing taken out or put in",
+                                k + 1,
+                                i + 1
+                            );
+                            flag(*k, why.clone());
+                            flag(i, why);
+                            opened.insert(x, (open, i));
+                        }
+                        _ => {
+                            opened.insert(x, (open, i));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        let mut missing = Vec::new();
+        irrelevant_and_misplaced(goal, &parsed, actions, &mut flags, &mut missing);
+        for (i, why) in idle_motion(&parsed) {
+            flags.entry(i).or_insert(why);
+        }
+        let mut out: Vec<Critique> = flags
+            .into_iter()
+            .map(|(i, why)| Critique::remove(i, why))
+            .collect();
+        out.extend(missing);
+        out
+    }
+}
+
+/// The rules that need the whole sequence: irrelevant pick-and-place, and a goal object
+/// whose last placement is not where the goal wants it.
+fn irrelevant_and_misplaced(
+    goal: &GoalWords,
+    parsed: &[Option<TeachAction>],
+    actions: &[&str],
+    flags: &mut BTreeMap<usize, String>,
+    missing: &mut Vec<Critique>,
+) {
+    // The receptacle the goal names: the episode object it matches with most words.
+    let receptacle = parsed
+        .iter()
+        .flatten()
+        .flat_map(|a| a.objects.iter())
+        .filter(|o| goal.match_len(o) == name_words(o).len() && goal.match_len(o) > 0)
+        .max_by_key(|o| goal.match_len(o))
+        .cloned();
+    for (j, action) in parsed.iter().enumerate() {
+        let Some(a) = action else { continue };
+        if a.verb != TeachVerb::Put || flags.contains_key(&j) {
+            continue;
+        }
+        let (Some(x), Some(on)) = (a.object(), a.target()) else {
+            continue;
+        };
+        if parsed[j + 1..].iter().flatten().any(|b| b.names(x)) || goal.mentions(on) {
+            continue;
+        }
+        if !goal.mentions(x) {
+            // Irrelevant: picked up right before (only motion between), put down, never used.
+            let pick = parsed[..j]
+                .iter()
+                .rposition(|b| b.as_ref().is_some_and(|b| b.names(x)));
+            if let Some(p) = pick
+                && parsed[p]
+                    .as_ref()
+                    .is_some_and(|b| b.verb == TeachVerb::PickUp)
+                && !flags.contains_key(&p)
+                && parsed[p + 1..j]
+                    .iter()
+                    .all(|b| b.as_ref().is_some_and(TeachAction::is_motion))
+            {
+                let why = format!(
+                    "{x} is not part of the goal: picked up at step {} and put on {on} at step {}, it is never used",
+                    p + 1,
+                    j + 1
+                );
+                flags.insert(p, why.clone());
+                flags.insert(j, why);
+            }
+        } else if let Some(r) = receptacle.as_deref()
+            && r != x
+            && r != on
+        {
+            flags.insert(
+                j,
+                format!("the goal wants {x} on {r}, but this leaves it on {on} for good"),
+            );
+            let fixed = actions[j].replacen(&format!("'{on}'"), &format!("'{r}'"), 1);
+            let fixed = if fixed == actions[j] {
+                actions[j].replacen(on, r, 1)
+            } else {
+                fixed
+            };
+            missing.push(Critique::missing(
+                Some(j),
+                format!("{x} still has to be put on {r}"),
+                vec![fixed],
+            ));
+        }
+    }
+}
+
+/// Whether pouring into `name` throws the contents away: a sink or a bathtub (AI2-THOR's
+/// drains; TEACh pours into them to empty a container).
+fn is_drain(name: &str) -> bool {
+    name_words(name)
+        .iter()
+        .any(|w| w == "sink" || w == "bathtub" || w == "drain")
+}

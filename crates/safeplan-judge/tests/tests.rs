@@ -1,0 +1,5 @@
+//! safeplan-judge's integration tests, one binary: the loop, the TEACh judges on the
+//! labelled dev split, and scoring.
+
+mod common;
+mod teach;
