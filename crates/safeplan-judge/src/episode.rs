@@ -197,6 +197,9 @@ pub fn read_episodes(
 pub struct BoundTask {
     name: String,
     kind: TaskKind,
+    // The task as written (safety-augmented when it is), for planning from a mid-plan state.
+    domain: safeplan_pddl::Domain,
+    problem: safeplan_pddl::Problem,
 }
 
 #[derive(Debug)]
@@ -299,6 +302,8 @@ impl BoundTask {
         Ok(BoundTask {
             name: p.name.text.to_string(),
             kind,
+            domain: d,
+            problem: p,
         })
     }
 
@@ -312,6 +317,20 @@ impl BoundTask {
         match &self.kind {
             TaskKind::Safety(s) => Some(s),
             TaskKind::Plain(_) => None,
+        }
+    }
+
+    /// The domain and problem as written (safety-augmented when the task is).
+    pub fn source(&self) -> (&safeplan_pddl::Domain, &safeplan_pddl::Problem) {
+        (&self.domain, &self.problem)
+    }
+
+    /// The task a plan's full effects run on: the tracking task of a safety task (danger
+    /// included), else the task.
+    pub fn tracking(&self) -> &Task {
+        match &self.kind {
+            TaskKind::Safety(s) => s.tracking(),
+            TaskKind::Plain(t) => t,
         }
     }
 

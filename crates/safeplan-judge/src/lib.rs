@@ -24,9 +24,9 @@
 //! - [`RuleJudge`]: the paper's rule baseline, to reproduce its table row;
 //! - [`StateJudge`]: our deterministic judge for TEACh-style sequences, which replays the
 //!   sequence against a model of what is held, placed, switched and opened;
-//! - `SymbolicJudge`: for episodes bound to a PDDL task, driven by the validator;
+//! - [`SymbolicJudge`]: for episodes bound to a PDDL task, driven by the validator;
 //! - [`EnsembleJudge`]: union, intersection or majority of any judges;
-//! - [`ApplyCritiques`] (deterministic) and `SymbolicReviser` (plans the MISSING gaps).
+//! - [`ApplyCritiques`] (deterministic) and [`SymbolicReviser`] (plans the MISSING gaps).
 //!
 //! **The loop never loses work.** [`Refiner::refine`] stops on convergence, after
 //! `max_rounds`, on oscillation (a plan seen before) or when the reviser changes nothing;
@@ -45,6 +45,7 @@ mod revise;
 mod rule;
 pub mod score;
 mod state;
+mod symbolic;
 pub mod teach;
 pub mod transcript;
 
@@ -60,3 +61,4 @@ pub use refine::{
 pub use revise::{ApplyCritiques, apply_critiques};
 pub use rule::RuleJudge;
 pub use state::StateJudge;
+pub use symbolic::{SymbolicJudge, SymbolicReviser, SymbolicReviserOptions};
