@@ -145,6 +145,27 @@ pub enum Command {
 
     /// Try an LLM provider: send one prompt through the benchmark's provider stack.
     Llm(crate::llm::LlmArgs),
+
+    /// Run the Judge–Planner loop over episodes and score it against gold labels.
+    #[command(
+        long_about = "Run the plan verification loop (Algorithm 1 of Hariharan et al.) over an \
+                      episodes file: each round the judge critiques the action sequence \
+                      (#REMOVE a step, #MISSING steps), the reviser applies the critiques, \
+                      until the judge raises nothing or --max-rounds pass. Every step keeps the \
+                      index it had in the original sequence, so what was flagged is exact.\n\n\
+                      Judges: rule (the paper's rule baseline), state (our state-tracking judge \
+                      for TEACh-style sequences), symbolic (for episodes bound to a PDDL task), \
+                      ensemble:union|intersection|majority:A,B. Writes refined.jsonl and \
+                      transcript.jsonl into --out, and metrics.json (precision, recall, F1, the \
+                      convergence curve) when the episodes carry gold labels.",
+        after_help = "Examples:\n  \
+                      safeplan judge ../shared/data/teach/judge-dev.jsonl --judge state\n  \
+                      safeplan judge episodes.jsonl --judge ensemble:union:state,rule --out runs/ens\n  \
+                      safeplan judge episodes.jsonl.gz --judge state --max-rounds 3\n\n\
+                      Exit status: 0 every episode ran, 1 some episode's loop stopped on an \
+                      error (the rest are written), 2 unusable invocation or episodes file."
+    )]
+    Judge(crate::judge::JudgeArgs),
 }
 
 /// Arguments of `safeplan check`.

@@ -54,6 +54,7 @@
 mod args;
 mod basic;
 mod check;
+mod judge;
 mod llm;
 mod plan;
 mod render;
@@ -117,6 +118,10 @@ fn main() -> ExitCode {
             plan::Status::Limit => EXIT_LIMIT,
         }),
         Command::Llm(args) => Ok(llm::run(args)),
+        Command::Judge(args) => judge::run(args).map(|status| match status {
+            judge::Status::Done => EXIT_OK,
+            judge::Status::SomeFailed => EXIT_ERRORS,
+        }),
     };
     ExitCode::from(match result {
         Ok(code) => code,

@@ -61,4 +61,4 @@ pub use refine::{
 pub use revise::{ApplyCritiques, apply_critiques};
 pub use rule::RuleJudge;
 pub use state::StateJudge;
-pub use symbolic::{SymbolicJudge, SymbolicReviser, SymbolicReviserOptions};
+pub use symbolic::{AutoReviser, SymbolicJudge, SymbolicReviser, SymbolicReviserOptions};

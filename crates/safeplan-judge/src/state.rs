@@ -61,7 +61,49 @@ enum Last {
 
 impl StateJudge {
     /// The critiques of `actions` for a goal (synchronous; the [`Judge`] impl calls it).
+    ///
+    /// The rules are applied to a fixpoint: removing one wasted detour can expose another
+    /// (a placement and re-pick-up that had a useless fridge visit between them), and the
+    /// judge reports all of them at once, so a loop converges in one revision.
     pub fn judge(goal: &GoalWords, actions: &[&str]) -> Vec<Critique> {
+        let mut kept: Vec<usize> = (0..actions.len()).collect();
+        let mut removed: BTreeMap<usize, String> = BTreeMap::new();
+        let mut missing: Vec<Critique> = Vec::new();
+        loop {
+            let sub: Vec<&str> = kept.iter().map(|&i| actions[i]).collect();
+            let (flags, more) = StateJudge::judge_once(goal, &sub, &kept);
+            for mut m in more {
+                m.index = m
+                    .index
+                    .map(|k| kept.get(k).copied().unwrap_or(actions.len()));
+                if !missing.contains(&m) {
+                    missing.push(m);
+                }
+            }
+            if flags.is_empty() {
+                break;
+            }
+            for (k, why) in flags {
+                removed.insert(kept[k], why);
+            }
+            kept.retain(|i| !removed.contains_key(i));
+        }
+        let mut out: Vec<Critique> = removed
+            .into_iter()
+            .map(|(i, why)| Critique::remove(i, why))
+            .collect();
+        out.extend(missing);
+        out
+    }
+
+    /// One pass of the rules over `actions`, whose step `i` is step `pos[i]` of the plan
+    /// judged (for the step numbers in reasons). REMOVE flags by index into `actions`, and
+    /// MISSING critiques indexed likewise.
+    fn judge_once(
+        goal: &GoalWords,
+        actions: &[&str],
+        pos: &[usize],
+    ) -> (BTreeMap<usize, String>, Vec<Critique>) {
         let parsed: Vec<Option<TeachAction>> = actions.iter().map(|a| parse_teach(a)).collect();
         let mut flags: BTreeMap<usize, String> = BTreeMap::new();
         let mut flag = |i: usize, why: String| {
@@ -88,8 +130,8 @@ impl StateJudge {
                     {
                         let why = format!(
                             "{x} is put on {on} at step {} and picked up again at step {} with only moves between: the two undo each other",
-                            at + 1,
-                            i + 1
+                            pos[*at] + 1,
+                            pos[i] + 1
                         );
                         flag(*at, why.clone());
                         flag(i, why);
@@ -105,7 +147,7 @@ impl StateJudge {
                             *at,
                             format!(
                                 "{x} is still in hand at step {} (used there without a pick-up), so putting it on {on} here contradicts the rest of the plan",
-                                i + 1
+                                pos[i] + 1
                             ),
                         );
                     }
@@ -118,7 +160,7 @@ impl StateJudge {
                                 i,
                                 format!(
                                     "pouring {x} into {target} throws away what step {} filled it with",
-                                    k + 1
+                                    pos[k] + 1
                                 ),
                             );
                             let used_later = parsed[i + 1..].iter().flatten().any(|b| b.names(x));
@@ -130,7 +172,7 @@ impl StateJudge {
                                     *p,
                                     format!(
                                         "{x} is picked up only to be poured out at step {}",
-                                        i + 1
+                                        pos[i] + 1
                                     ),
                                 );
                             }
@@ -155,7 +197,7 @@ impl StateJudge {
                         let word = if on { "on" } else { "off" };
                         flag(
                             i,
-                            format!("{x} was already switched {word} at step {}", k + 1),
+                            format!("{x} was already switched {word} at step {}", pos[*k] + 1),
                         );
                     } else {
                         switched.insert(x, (on, i));
@@ -173,13 +215,13 @@ impl StateJudge {
                     match opened.get(x) {
                         Some((state, k)) if *state == open => {
                             let word = if open { "opened" } else { "closed" };
-                            flag(i, format!("{x} was already {word} at step {}", k + 1));
+                            flag(i, format!("{x} was already {word} at step {}", pos[*k] + 1));
                         }
                         Some((true, k)) if !open && only_motion(*k, i) => {
                             let why = format!(
                                 "{x} is opened at step {} and closed at step {} with nothing taken out or put in",
-                                k + 1,
-                                i + 1
+                                pos[*k] + 1,
+                                pos[i] + 1
                             );
                             flag(*k, why.clone());
                             flag(i, why);
@@ -195,16 +237,11 @@ impl StateJudge {
         }
 
         let mut missing = Vec::new();
-        irrelevant_and_misplaced(goal, &parsed, actions, &mut flags, &mut missing);
+        irrelevant_and_misplaced(goal, &parsed, actions, pos, &mut flags, &mut missing);
         for (i, why) in idle_motion(&parsed) {
             flags.entry(i).or_insert(why);
         }
-        let mut out: Vec<Critique> = flags
-            .into_iter()
-            .map(|(i, why)| Critique::remove(i, why))
-            .collect();
-        out.extend(missing);
-        out
+        (flags, missing)
     }
 }
 
@@ -214,15 +251,27 @@ fn irrelevant_and_misplaced(
     goal: &GoalWords,
     parsed: &[Option<TeachAction>],
     actions: &[&str],
+    pos: &[usize],
     flags: &mut BTreeMap<usize, String>,
     missing: &mut Vec<Critique>,
 ) {
-    // The receptacle the goal names: the episode object it matches with most words.
+    // The goal is specific enough to tell what is irrelevant only when it names something
+    // the episode handles; "Prepare breakfast." names nothing, and every object may serve it.
+    let specific = parsed
+        .iter()
+        .flatten()
+        .flat_map(|a| a.objects.iter())
+        .any(|o| goal.mentions(o));
+    // The receptacle a placing goal names: the episode object it matches with most words.
     let receptacle = parsed
         .iter()
         .flatten()
         .flat_map(|a| a.objects.iter())
-        .filter(|o| goal.match_len(o) == name_words(o).len() && goal.match_len(o) > 0)
+        .filter(|o| {
+            goal.asks_to_place()
+                && goal.match_len(o) == name_words(o).len()
+                && goal.match_len(o) > 0
+        })
         .max_by_key(|o| goal.match_len(o))
         .cloned();
     for (j, action) in parsed.iter().enumerate() {
@@ -233,10 +282,16 @@ fn irrelevant_and_misplaced(
         let (Some(x), Some(on)) = (a.object(), a.target()) else {
             continue;
         };
-        if parsed[j + 1..].iter().flatten().any(|b| b.names(x)) || goal.mentions(on) {
+        // Used later (the object, or the receptacle it now sits in or on): not idle.
+        if parsed[j + 1..]
+            .iter()
+            .flatten()
+            .any(|b| b.names(x) || b.names(on))
+            || goal.mentions(on)
+        {
             continue;
         }
-        if !goal.mentions(x) {
+        if !goal.mentions(x) && specific {
             // Irrelevant: picked up right before (only motion between), put down, never used.
             let pick = parsed[..j]
                 .iter()
@@ -252,8 +307,8 @@ fn irrelevant_and_misplaced(
             {
                 let why = format!(
                     "{x} is not part of the goal: picked up at step {} and put on {on} at step {}, it is never used",
-                    p + 1,
-                    j + 1
+                    pos[p] + 1,
+                    pos[j] + 1
                 );
                 flags.insert(p, why.clone());
                 flags.insert(j, why);
@@ -261,6 +316,8 @@ fn irrelevant_and_misplaced(
         } else if let Some(r) = receptacle.as_deref()
             && r != x
             && r != on
+            && goal.mentions(x)
+            && goal.position(x) < goal.position(r)
         {
             flags.insert(
                 j,

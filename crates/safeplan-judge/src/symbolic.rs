@@ -386,3 +386,31 @@ fn mid_plan_problem(
     problem.goal = mid.goal;
     Ok((domain.clone(), problem))
 }
+
+/// The default reviser: the [`SymbolicReviser`] for episodes bound to a PDDL task, the
+/// deterministic [`ApplyCritiques`](crate::ApplyCritiques) for the rest.
+#[derive(Clone, Debug, Default)]
+pub struct AutoReviser {
+    symbolic: SymbolicReviser,
+}
+
+#[async_trait]
+impl Reviser for AutoReviser {
+    fn name(&self) -> String {
+        "auto".into()
+    }
+
+    async fn revise(
+        &self,
+        episode: &Episode,
+        plan: &Plan,
+        critiques: &[Critique],
+        round: usize,
+    ) -> Result<Revision, JudgeError> {
+        if episode.task.is_some() {
+            self.symbolic.revise(episode, plan, critiques, round).await
+        } else {
+            Ok(apply_critiques(plan, critiques, round))
+        }
+    }
+}

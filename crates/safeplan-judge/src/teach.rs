@@ -169,6 +169,42 @@ impl GoalWords {
         self.match_len(name) > 0
     }
 
+    /// The position (in words) where the goal first names `name`, as [`GoalWords::mentions`]
+    /// matches it.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        let parts = name_words(name);
+        if parts.is_empty() {
+            return None;
+        }
+        if let Some(i) = self
+            .words
+            .windows(parts.len())
+            .position(|w| w == parts.as_slice())
+        {
+            return Some(i);
+        }
+        if parts.len() > 1 {
+            let ends = [parts.first(), parts.last()];
+            return self
+                .words
+                .iter()
+                .position(|w| ends.iter().flatten().any(|p| *p == w));
+        }
+        None
+    }
+
+    /// Whether the goal asks for something to be put somewhere: it has a placing verb
+    /// (`place`, `put`, `move`, `set`, `bring`, `take`), as in "Place the watch on the coffee
+    /// table".
+    pub fn asks_to_place(&self) -> bool {
+        self.words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "place" | "put" | "move" | "set" | "bring" | "take"
+            )
+        })
+    }
+
     /// How many of the name's words the goal has in a row: `name`'s word count for a full
     /// match, 1 for a compound matched by one word, 0 for none. A caller choosing among
     /// candidate names prefers the longest match.
