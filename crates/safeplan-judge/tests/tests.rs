@@ -2,5 +2,7 @@
 //! labelled dev split, and scoring.
 
 mod common;
+mod loop_;
+mod state;
 mod symbolic;
 mod teach;
