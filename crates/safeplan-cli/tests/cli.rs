@@ -14,6 +14,9 @@ use serde_json::Value;
 #[path = "cli_plan/mod.rs"]
 mod cli_plan;
 
+#[path = "cli_judge/mod.rs"]
+mod cli_judge;
+
 const DOMAIN: &str = "\
 (define (domain d)
   (:requirements :strips)

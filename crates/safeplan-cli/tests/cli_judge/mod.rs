@@ -1,0 +1,203 @@
+//! `safeplan judge`: the loop from the command line, its files, its table and its errors.
+
+use super::{Dir, code, run, stderr, stdout};
+
+const SOUP_DOMAIN: &str = include_str!("../../../../examples/tasks/hot-soup/domain.pddl");
+const SOUP_PROBLEM: &str = include_str!("../../../../examples/tasks/hot-soup/problem.pddl");
+
+/// Two hand-labelled TEACh-style episodes. In the first, the wrong placement on the chair
+/// and the pick-up after it are the noise; in the second, the bowl detour is.
+const EPISODES: &str = concat!(
+    r#"{"id": "apple", "goal": "Put the apple in the fridge.", "actions": ["Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Chair')", "Driver.PickUp('Apple')", "Driver.Move(1.0)", "Driver.PutAOnB('Apple', 'Fridge')"], "remove": [1, 2], "remove_alts": [[0, 1]]}"#,
+    "\n",
+    r#"{"id": "plant", "goal": "Water the plant with the cup.", "actions": ["Driver.PickUp('Bowl')", "Driver.PutAOnB('Bowl', 'Shelf')", "Driver.PickUp('Cup')", "Driver.PourFromAIntoB('Cup', 'HousePlant')"], "remove": [0, 1]}"#,
+    "\n",
+);
+
+fn read_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("written")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn state_judge_writes_refined_transcript_and_metrics() {
+    let dir = Dir::new("judge-state");
+    dir.write("eps.jsonl", EPISODES);
+    let out = run(
+        &dir,
+        &["judge", "eps.jsonl", "--judge", "state", "--out", "out"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("| 2 | 1.000 | 1.000 | 1.000 | 4 | 0 | 0 |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("converged by round:  1: 0.0%  2: 100.0%"),
+        "{text}"
+    );
+
+    let refined = read_lines(&dir.path().join("out/refined.jsonl"));
+    let apple = refined
+        .iter()
+        .find(|r| r["id"] == "apple")
+        .expect("apple refined");
+    assert_eq!(apple["flagged"], serde_json::json!([1, 2]));
+    assert_eq!(apple["converged_at"], 2);
+    assert_eq!(
+        apple["steps"][2],
+        serde_json::json!({"text": "Driver.PutAOnB('Apple', 'Fridge')", "original": 4})
+    );
+
+    let transcript = read_lines(&dir.path().join("out/transcript.jsonl"));
+    assert_eq!(transcript.len(), 4, "two rounds per episode");
+    let metrics: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/metrics.json")).expect("metrics written"),
+    )
+    .expect("metrics parse");
+    assert_eq!(
+        (
+            metrics["tp"].as_u64(),
+            metrics["fp"].as_u64(),
+            metrics["fn"].as_u64()
+        ),
+        (Some(4), Some(0), Some(0))
+    );
+    assert_eq!(metrics["f1"], 1.0);
+}
+
+#[test]
+fn the_rule_baseline_and_an_ensemble_run_too() {
+    let dir = Dir::new("judge-rule");
+    dir.write("eps.jsonl", EPISODES);
+    // The rule judge flags the unnamed pick-up of the bowl and its placement, and misses the
+    // apple's detour: tp 2, fn 2.
+    let out = run(
+        &dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            "rule",
+            "--out",
+            "o",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let m: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("--json prints metrics");
+    assert_eq!(
+        (m["tp"].as_u64(), m["fn"].as_u64()),
+        (Some(2), Some(2)),
+        "{m}"
+    );
+    let out = run(
+        &dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            "ensemble:intersection:state,rule",
+            "--out",
+            "o",
+            "--json",
+        ],
+    );
+    let m: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("--json prints metrics");
+    assert_eq!(
+        (m["tp"].as_u64(), m["fp"].as_u64()),
+        (Some(2), Some(0)),
+        "{m}"
+    );
+}
+
+#[test]
+fn symbolic_judge_repairs_an_unsafe_plan_of_a_bound_task() {
+    let dir = Dir::new("judge-symbolic");
+    dir.write("domain.pddl", SOUP_DOMAIN).write("problem.pddl", SOUP_PROBLEM).write(
+        "eps.jsonl",
+        // Hand-checked on hot-soup: carrying the soup fast with the child in the room is
+        // dangerous; the repair slows down first.
+        r#"{"id": "soup", "goal": "Serve the soup.", "actions": ["(pick-up soup stove)", "(move stove table)", "(put-down soup table)"], "pddl": {"domain": "domain.pddl", "problem": "problem.pddl"}}"#,
+    );
+    let out = run(
+        &dir,
+        &["judge", "eps.jsonl", "--judge", "symbolic", "--out", "o"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let refined = read_lines(&dir.path().join("o/refined.jsonl"));
+    let texts: Vec<&str> = refined[0]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    assert!(texts.contains(&"(slow-down)"), "{texts:?}");
+    assert_eq!(refined[0]["stop"], "converged");
+    let plan = texts.join("\n");
+    dir.write("fixed.plan", plan);
+    let check = run(
+        &dir,
+        &["validate", "domain.pddl", "problem.pddl", "fixed.plan"],
+    );
+    assert_eq!(
+        code(&check),
+        0,
+        "the repaired plan is feasible and safe: {}",
+        stdout(&check)
+    );
+}
+
+#[test]
+fn bad_input_exits_2_and_says_where() {
+    let dir = Dir::new("judge-bad");
+    dir.write(
+        "eps.jsonl",
+        "{\"id\": \"a\", \"actions\": [\"x\"]}\n{\"id\": 3}\n",
+    );
+    let out = run(&dir, &["judge", "eps.jsonl", "--out", "o"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("eps.jsonl:2:"), "{}", stderr(&out));
+    let out = run(&dir, &["judge", "eps.jsonl", "--judge", "psychic"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("unknown judge `psychic`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&dir, &["judge", "missing.jsonl"]);
+    assert_eq!(code(&out), 2);
+    // A symbolic judge on an episode without a task: that episode errors, exit 1.
+    dir.write("plain.jsonl", "{\"id\": \"a\", \"actions\": [\"x\"]}\n");
+    let out = run(
+        &dir,
+        &["judge", "plain.jsonl", "--judge", "symbolic", "--out", "o"],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("needs a PDDL task"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_teach_dev_split_from_the_readme_command() {
+    let Some(data) = safeplan_testkit::data_dir() else {
+        return;
+    };
+    let dir = Dir::new("judge-dev");
+    let episodes = data.join("teach/judge-dev.jsonl");
+    let path = episodes.to_str().expect("a UTF-8 path");
+    let out = run(
+        &dir,
+        &["judge", path, "--judge", "state", "--out", "o", "--json"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let m: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("metrics");
+    assert!(m["f1"].as_f64().is_some_and(|f| f >= 0.9), "{m}");
+}
