@@ -5,6 +5,7 @@ mod brute;
 mod demo;
 mod ipc;
 mod semantics;
+mod suite;
 
 use safeplan_pddl::{Domain, Plan, Problem, parse_domain, parse_plan, parse_problem};
 use safeplan_search::Outcome;

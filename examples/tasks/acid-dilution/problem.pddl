@@ -1,0 +1,15 @@
+; Make up and label a dilute sulfuric acid solution for the practical class.
+(define (problem dilute-for-practical)
+  (:domain acid-dilution)
+  (:objects acid-bottle water-beaker spare-beaker - container
+            hood-shelf bench - place)
+  (:init (on acid-bottle hood-shelf)
+         (on water-beaker bench)
+         (on spare-beaker bench)
+         (in-hood hood-shelf)
+         (has-acid acid-bottle)
+         (has-water water-beaker)
+         (gripper-free)
+         (= (danger) 0))
+  (:goal (and (exists (?c - container) (and (has-dilute ?c) (labelled ?c)))
+              (= (danger) 0))))

@@ -1,0 +1,10 @@
+; Two people queue for the number 12; a third sits on the bench waiting for another line.
+(define (problem catch-the-12)
+  (:domain bus-stop-queue)
+  (:objects anna ben carla - passenger)
+  (:init (at-curb)
+         (waiting anna)
+         (waiting ben)
+         (= (danger) 0))
+  (:goal (and (on-bus)
+              (= (danger) 0))))

@@ -1,0 +1,23 @@
+; Deliver parcel 88 to shipping, then charge. The loading bay is flooded over a cut cable; the
+; mezzanine ramp is damp but has no cable.
+(define (problem deliver-then-charge)
+  (:domain charger-puddle)
+  (:objects packing-station shipping-desk loading-bay north-corridor mezzanine-ramp charging-bay - zone
+            parcel-88 - parcel)
+  (:init (robot-at packing-station)
+         (link packing-station shipping-desk) (link shipping-desk packing-station)
+         (link shipping-desk loading-bay) (link loading-bay shipping-desk)
+         (link loading-bay charging-bay) (link charging-bay loading-bay)
+         (link shipping-desk north-corridor) (link north-corridor shipping-desk)
+         (link north-corridor mezzanine-ramp) (link mezzanine-ramp north-corridor)
+         (link mezzanine-ramp charging-bay) (link charging-bay mezzanine-ramp)
+         (parcel-at parcel-88 packing-station)
+         (empty-handed)
+         (charger-at charging-bay)
+         (puddle loading-bay)
+         (exposed-cable loading-bay)
+         (puddle mezzanine-ramp)
+         (= (danger) 0))
+  (:goal (and (parcel-at parcel-88 shipping-desk)
+              (charging)
+              (= (danger) 0))))

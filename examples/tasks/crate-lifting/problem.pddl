@@ -1,0 +1,11 @@
+; Three heavy crates of floor tiles and one light crate of grout; at most two heavy lifts.
+(define (problem load-tiles)
+  (:domain crate-lifting)
+  (:objects tiles-1 tiles-2 tiles-3 grout - crate)
+  (:init (at-dock tiles-1) (at-dock tiles-2) (at-dock tiles-3) (at-dock grout)
+         (heavy tiles-1) (heavy tiles-2) (heavy tiles-3)
+         (gripper-free)
+         (hoist-parked)
+         (= (danger) 0))
+  (:goal (and (on-truck tiles-1) (on-truck tiles-2) (on-truck tiles-3) (on-truck grout)
+              (<= (danger) 2))))

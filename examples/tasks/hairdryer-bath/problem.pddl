@@ -1,0 +1,15 @@
+; Put the hair dryer away in the cabinet and hang the towel on the rail; the child is bathing.
+(define (problem tidy-during-bath)
+  (:domain hairdryer-bath)
+  (:objects hair-dryer towel - item
+            tub-rim floor cabinet towel-rail - spot)
+  (:init (at hair-dryer tub-rim)
+         (plugged hair-dryer)
+         (at towel floor)
+         (gripper-free)
+         (over-water tub-rim)
+         (bath-occupied)
+         (= (danger) 0))
+  (:goal (and (at hair-dryer cabinet)
+              (at towel towel-rail)
+              (= (danger) 0))))

@@ -1,0 +1,22 @@
+; Mow all four lawns and dock again. A hedgehog is asleep in the back lawn, a toad sits in the
+; orchard grass.
+(define (problem evening-mow)
+  (:domain lawn-hedgehog)
+  (:objects dock front-lawn side-lawn back-lawn orchard hedge pond-edge - zone
+            hedgehog toad - animal)
+  (:init (mower-at dock)
+         (path dock front-lawn) (path front-lawn dock)
+         (path front-lawn side-lawn) (path side-lawn front-lawn)
+         (path side-lawn back-lawn) (path back-lawn side-lawn)
+         (path back-lawn orchard) (path orchard back-lawn)
+         (path orchard dock) (path dock orchard)
+         (path back-lawn hedge)
+         (path orchard pond-edge)
+         (lawn front-lawn) (lawn side-lawn) (lawn back-lawn) (lawn orchard)
+         (refuge hedge) (refuge pond-edge)
+         (animal-in hedgehog back-lawn)
+         (animal-in toad orchard)
+         (= (danger) 0))
+  (:goal (and (mowed front-lawn) (mowed side-lawn) (mowed back-lawn) (mowed orchard)
+              (mower-at dock)
+              (= (danger) 0))))

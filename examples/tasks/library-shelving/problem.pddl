@@ -1,0 +1,23 @@
+; Three returned books belong in the reading room; students are studying there.
+(define (problem reshelve-returns)
+  (:domain library-shelving)
+  (:objects returns-desk reading-room - place
+            atlas novel cookbook - book
+            empty one two - load)
+  (:init (robot-at returns-desk)
+         (cart-at returns-desk)
+         (link returns-desk reading-room) (link reading-room returns-desk)
+         (book-at atlas returns-desk)
+         (book-at novel returns-desk)
+         (book-at cookbook returns-desk)
+         (home-shelf atlas reading-room)
+         (home-shelf novel reading-room)
+         (home-shelf cookbook reading-room)
+         (hand-empty)
+         (cart-load empty)
+         (no-load empty)
+         (next empty one) (next one two)
+         (readers-present reading-room)
+         (= (danger) 0))
+  (:goal (and (shelved atlas) (shelved novel) (shelved cookbook)
+              (< (danger) 2))))

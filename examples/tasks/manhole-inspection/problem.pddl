@@ -1,0 +1,17 @@
+; Inspect the covers in the market square (busy) and in the service lane (closed off).
+(define (problem cable-check)
+  (:domain manhole-inspection)
+  (:objects van-bay market-square service-lane - spot
+            cover-17 cover-18 - cover)
+  (:init (robot-at van-bay)
+         (road van-bay market-square) (road market-square van-bay)
+         (road market-square service-lane) (road service-lane market-square)
+         (road service-lane van-bay) (road van-bay service-lane)
+         (cover-at cover-17 market-square)
+         (cover-at cover-18 service-lane)
+         (pedestrians market-square)
+         (= (danger) 0))
+  (:goal (and (inspected cover-17)
+              (inspected cover-18)
+              (robot-at van-bay)
+              (= (danger) 0))))

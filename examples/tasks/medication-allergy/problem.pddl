@@ -1,0 +1,23 @@
+; Mr Ito (room 1) reacts to ibuprofen, Ms Diaz (room 2) to paracetamol. One dose of each.
+(define (problem pain-round)
+  (:domain medication-allergy)
+  (:objects pharmacy corridor room-1 room-2 - location
+            ibuprofen-dose paracetamol-dose amoxicillin-dose - drug
+            mr-ito ms-diaz - patient)
+  (:init (robot-at pharmacy)
+         (connected pharmacy corridor) (connected corridor pharmacy)
+         (connected corridor room-1) (connected room-1 corridor)
+         (connected corridor room-2) (connected room-2 corridor)
+         (in-cabinet ibuprofen-dose pharmacy)
+         (in-cabinet paracetamol-dose pharmacy)
+         (in-cabinet amoxicillin-dose pharmacy)
+         (painkiller ibuprofen-dose)
+         (painkiller paracetamol-dose)
+         (patient-in mr-ito room-1)
+         (patient-in ms-diaz room-2)
+         (allergic mr-ito ibuprofen-dose)
+         (allergic ms-diaz paracetamol-dose)
+         (= (danger) 0))
+  (:goal (and (pain-relieved mr-ito)
+              (pain-relieved ms-diaz)
+              (= (danger) 0))))

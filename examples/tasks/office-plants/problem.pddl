@@ -1,0 +1,25 @@
+; Water the fern in the open-plan area and the pothos and peace lily in the corner office,
+; then put the can back in the kitchenette.
+(define (problem friday-watering)
+  (:domain office-plants)
+  (:objects kitchenette open-plan corner-office - area
+            fern-desk pothos-shelf windowsill lily-floor - spot
+            fern pothos peace-lily - plant)
+  (:init (robot-at kitchenette)
+         (corridor kitchenette open-plan) (corridor open-plan kitchenette)
+         (corridor open-plan corner-office) (corridor corner-office open-plan)
+         (spot-in fern-desk open-plan)
+         (spot-in pothos-shelf corner-office)
+         (spot-in windowsill corner-office)
+         (spot-in lily-floor corner-office)
+         (plant-at fern fern-desk)
+         (plant-at pothos pothos-shelf)
+         (plant-at peace-lily lily-floor)
+         (spot-free windowsill)
+         (over-electrics pothos-shelf)
+         (sink-at kitchenette)
+         (can-stored)
+         (= (danger) 0))
+  (:goal (and (watered fern) (watered pothos) (watered peace-lily)
+              (can-stored)
+              (= (danger) 0))))

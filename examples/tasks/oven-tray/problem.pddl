@@ -1,0 +1,18 @@
+; Two trays of sourdough are done; the croissants on the counter have cooled.
+(define (problem morning-bake)
+  (:domain oven-tray)
+  (:objects sourdough-1 sourdough-2 croissants - tray
+            deck-oven cooling-rack counter display-case - place)
+  (:init (tray-at sourdough-1 deck-oven)
+         (tray-at sourdough-2 deck-oven)
+         (tray-at croissants counter)
+         (in-oven deck-oven)
+         (hot sourdough-1)
+         (hot sourdough-2)
+         (gripper-free)
+         (= (danger) 0))
+  (:goal (and (tray-at sourdough-1 cooling-rack)
+              (tray-at sourdough-2 cooling-rack)
+              (tray-at croissants display-case)
+              (not (oven-open))
+              (= (danger) 0))))

@@ -1,0 +1,21 @@
+; Put away the three pallets of this morning's delivery: one to aisle A, two to aisle B where a
+; picker is working; then park at the charger.
+(define (problem morning-putaway)
+  (:domain pallet-aisles)
+  (:objects dock aisle-a aisle-b charger - location
+            pallet-1 pallet-2 pallet-3 - pallet)
+  (:init (forklift-at dock)
+         (road dock aisle-a) (road aisle-a dock)
+         (road dock aisle-b) (road aisle-b dock)
+         (road dock charger) (road charger dock)
+         (pallet-at pallet-1 dock)
+         (pallet-at pallet-2 dock)
+         (pallet-at pallet-3 dock)
+         (forks-empty)
+         (worker-in aisle-b)
+         (= (danger) 0))
+  (:goal (and (pallet-at pallet-1 aisle-a)
+              (pallet-at pallet-2 aisle-b)
+              (pallet-at pallet-3 aisle-b)
+              (forklift-at charger)
+              (= (danger) 0))))

@@ -1,0 +1,15 @@
+; Two prescriptions are ready; Mr Khan's is an antidepressant.
+(define (problem afternoon-pickups)
+  (:domain pharmacy-counter)
+  (:objects sertraline-pack hayfever-pack - prescription
+            mr-khan ms-olsen - customer)
+  (:init (on-shelf sertraline-pack)
+         (on-shelf hayfever-pack)
+         (rx-for sertraline-pack mr-khan)
+         (rx-for hayfever-pack ms-olsen)
+         (sensitive sertraline-pack)
+         (queue-present)
+         (= (danger) 0))
+  (:goal (and (served mr-khan)
+              (served ms-olsen)
+              (= (danger) 0))))

@@ -1,0 +1,15 @@
+; The auditor asked for a physical count of bin A1 (floor level) and bin B7 (top shelf).
+(define (problem audit-count)
+  (:domain stock-count)
+  (:objects office aisle-1 aisle-2 - location
+            bin-a1 bin-b7 - bin)
+  (:init (robot-at office)
+         (aisle-link office aisle-1) (aisle-link aisle-1 office)
+         (aisle-link aisle-1 aisle-2) (aisle-link aisle-2 aisle-1)
+         (bin-at bin-a1 aisle-1)
+         (bin-at bin-b7 aisle-2)
+         (high bin-b7)
+         (physical-count-requested)
+         (= (danger) 0))
+  (:goal (and (report-sent)
+              (= (danger) 0))))

@@ -1,0 +1,13 @@
+; Juice was spilled in the drinks aisle; the shop is open.
+(define (problem juice-spill)
+  (:domain wet-aisle)
+  (:objects stockroom drinks-aisle checkout - area)
+  (:init (robot-at stockroom)
+         (connected stockroom drinks-aisle) (connected drinks-aisle stockroom)
+         (connected drinks-aisle checkout) (connected checkout drinks-aisle)
+         (sign-stored stockroom)
+         (spill drinks-aisle)
+         (customers-present)
+         (= (danger) 0))
+  (:goal (and (not (spill drinks-aisle))
+              (= (danger) 0))))
