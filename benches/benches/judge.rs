@@ -71,10 +71,14 @@ fn state_judge_corpus(bencher: Bencher) {
 #[divan::bench(sample_count = 10)]
 fn refine_corpus_state(bencher: Bencher) {
     let rt = runtime();
-    let refiner = Refiner::new(Arc::new(StateJudge), Arc::new(ApplyCritiques), RefineOptions::default());
-    bencher.counter(ItemsCount::new(actions())).bench(|| {
-        rt.block_on(refiner.refine_all(&CORPUS, |_, _| {})).len()
-    });
+    let refiner = Refiner::new(
+        Arc::new(StateJudge),
+        Arc::new(ApplyCritiques),
+        RefineOptions::default(),
+    );
+    bencher
+        .counter(ItemsCount::new(actions()))
+        .bench(|| rt.block_on(refiner.refine_all(&CORPUS, |_, _| {})).len());
 }
 
 /// A judge with no latency that always asks to drop the first step: every round runs the
@@ -87,7 +91,12 @@ impl Judge for Instant {
         "instant".into()
     }
     async fn critique(&self, _: &Episode, plan: &Plan) -> Result<Judgement, JudgeError> {
-        Ok(if plan.is_empty() { vec![] } else { vec![Critique::remove(0, "first")] }.into())
+        Ok(if plan.is_empty() {
+            vec![]
+        } else {
+            vec![Critique::remove(0, "first")]
+        }
+        .into())
     }
 }
 
@@ -96,7 +105,11 @@ impl Judge for Instant {
 #[divan::bench]
 fn loop_overhead_five_rounds(bencher: Bencher) {
     let rt = runtime();
-    let refiner = Refiner::new(Arc::new(Instant), Arc::new(ApplyCritiques), RefineOptions::default());
+    let refiner = Refiner::new(
+        Arc::new(Instant),
+        Arc::new(ApplyCritiques),
+        RefineOptions::default(),
+    );
     let episode = Episode {
         id: "bench".into(),
         actions: (0..50).map(|i| format!("Driver.Move({i}.0)")).collect(),
