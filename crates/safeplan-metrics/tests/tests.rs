@@ -7,6 +7,9 @@
 
 mod bootstrap;
 mod confusion;
+mod effect;
+mod fit;
+mod props;
 mod rng;
 mod safety;
 
