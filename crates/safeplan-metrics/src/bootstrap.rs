@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::rng::SplitMix64;
+use crate::rng::{Binomial, BinomialTables, SplitMix64};
 
 /// How a bootstrap is run.
 ///
@@ -336,7 +336,11 @@ pub fn rate_from_count(k: u64, n: u64, options: &BootstrapOptions) -> Rate {
     let k = k.min(n);
     let nf = n as f64;
     let p = k as f64 / nf;
-    let stats = resample_with(options, |rng| [rng.binomial(n, p) as f64 / nf]);
+    let prepared = Binomial::new(p);
+    let tables = BinomialTables::new(n);
+    let stats = resample_with(options, |rng| {
+        [rng.binomial_with(n, &prepared, tables.as_ref()) as f64 / nf]
+    });
     let [ci] = column_intervals(&stats, options.confidence, [p]);
     Rate::new(p, ci)
 }

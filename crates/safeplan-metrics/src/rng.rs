@@ -108,27 +108,72 @@ impl SplitMix64 {
     /// assert_eq!(rng.binomial(9, 0.0), 0);
     /// ```
     pub fn binomial(&mut self, trials: u64, p: f64) -> u64 {
-        if trials == 0 || p.is_nan() || p <= 0.0 {
-            return 0;
-        }
-        if p >= 1.0 {
-            return trials;
-        }
-        if p > 0.5 {
-            return trials - self.binomial_low(trials, 1.0 - p);
-        }
-        self.binomial_low(trials, p)
+        self.binomial_with(trials, &Binomial::new(p), None)
     }
 
-    /// [`binomial`](Self::binomial) for `0 < p <= 0.5`, `trials >= 1`.
-    fn binomial_low(&mut self, trials: u64, p: f64) -> u64 {
-        let n = trials as f64;
-        let q = 1.0 - p;
-        let mode = (((n + 1.0) * p).floor() as u64).min(trials);
-        let pmf_mode = binomial_pmf(mode, trials, p);
-        let down = q / p; // pmf(k−1) = pmf(k) · k / (n−k+1) · q/p
-        let up = p / q; // pmf(k+1) = pmf(k) · (n−k) / (k+1) · p/q
+    /// [`binomial`](Self::binomial) with `p` prepared once and, when `tables` cover
+    /// `trials`, the mode's probability and the search's reciprocals read from them instead
+    /// of computed: the same distribution (the same draws but for rounding in the last
+    /// bits of a probability), several times faster, for the many draws of a bootstrap.
+    ///
+    /// ```
+    /// use safeplan_metrics::rng::{Binomial, BinomialTables, SplitMix64};
+    /// let p = Binomial::new(0.3);
+    /// let tables = BinomialTables::new(1_000);
+    /// let mut rng = SplitMix64::new(4);
+    /// let draws: Vec<u64> = (0..5).map(|_| rng.binomial_with(1_000, &p, tables.as_ref())).collect();
+    /// assert!(draws.iter().all(|&k| k <= 1_000));
+    /// ```
+    pub fn binomial_with(
+        &mut self,
+        trials: u64,
+        p: &Binomial,
+        tables: Option<&BinomialTables>,
+    ) -> u64 {
+        if trials == 0 {
+            return 0;
+        }
+        match p.kind {
+            Kind::Zero => 0,
+            Kind::One => trials,
+            Kind::Interior { flip } => {
+                let x = match tables.filter(|t| trials < t.len()) {
+                    Some(t) => self.binomial_low(
+                        trials,
+                        p,
+                        |k| t.recip[k as usize],
+                        |mode| {
+                            let (n, k) = (trials as usize, mode as usize);
+                            (t.ln_fact[n] - t.ln_fact[k] - t.ln_fact[n - k]
+                                + mode as f64 * p.ln_p
+                                + (trials - mode) as f64 * p.ln_q)
+                                .exp()
+                        },
+                    ),
+                    None => self.binomial_low(
+                        trials,
+                        p,
+                        |k| 1.0 / k as f64,
+                        |mode| binomial_pmf(mode, trials, p.p),
+                    ),
+                };
+                if flip { trials - x } else { x }
+            }
+        }
+    }
 
+    /// Inversion from the mode for `0 < p <= 0.5`, `trials >= 1`, given `1/k` and the
+    /// probability of the mode.
+    #[inline(always)]
+    fn binomial_low(
+        &mut self,
+        trials: u64,
+        p: &Binomial,
+        recip: impl Fn(u64) -> f64,
+        pmf_at: impl FnOnce(u64) -> f64,
+    ) -> u64 {
+        let mode = (((trials as f64 + 1.0) * p.p).floor() as u64).min(trials);
+        let pmf_mode = pmf_at(mode);
         let mut u = self.next_f64() - pmf_mode;
         if u < 0.0 {
             return mode;
@@ -139,7 +184,8 @@ impl SplitMix64 {
         // underflowed to zero (about 38 standard deviations out), nothing is left there.
         while (lo > 0 && p_lo > 0.0) || (hi < trials && p_hi > 0.0) {
             if lo > 0 && p_lo > 0.0 {
-                p_lo *= lo as f64 / (trials - lo + 1) as f64 * down;
+                // pmf(k−1) = pmf(k) · k/(n−k+1) · q/p
+                p_lo *= lo as f64 * recip(trials - lo + 1) * p.down;
                 lo -= 1;
                 u -= p_lo;
                 if u < 0.0 {
@@ -147,7 +193,8 @@ impl SplitMix64 {
                 }
             }
             if hi < trials && p_hi > 0.0 {
-                p_hi *= (trials - hi) as f64 / (hi + 1) as f64 * up;
+                // pmf(k+1) = pmf(k) · (n−k)/(k+1) · p/q
+                p_hi *= (trials - hi) as f64 * recip(hi + 1) * p.up;
                 hi += 1;
                 u -= p_hi;
                 if u < 0.0 {
@@ -158,6 +205,97 @@ impl SplitMix64 {
         // Only reachable when rounding left the probabilities summing to a hair under one
         // and `u` fell in that hair: the mode is the least biased answer.
         mode
+    }
+}
+
+/// A success probability prepared for repeated binomial draws
+/// ([`SplitMix64::binomial_with`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Binomial {
+    kind: Kind,
+    /// The probability on the low side of ½ (`p` or `1 − p`).
+    p: f64,
+    ln_p: f64,
+    ln_q: f64,
+    /// q/p and p/q: the ratio of neighbouring probabilities, less the binomial factor.
+    down: f64,
+    up: f64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Zero,
+    One,
+    /// `flip`: the draw is made for `1 − p` and subtracted from the trials.
+    Interior {
+        flip: bool,
+    },
+}
+
+impl Binomial {
+    /// Clamps `p` into `[0, 1]` (NaN counts as 0) and prepares it.
+    pub fn new(p: f64) -> Self {
+        let (kind, low) = if p.is_nan() || p <= 0.0 {
+            (Kind::Zero, 0.5)
+        } else if p >= 1.0 {
+            (Kind::One, 0.5)
+        } else if p > 0.5 {
+            (Kind::Interior { flip: true }, 1.0 - p)
+        } else {
+            (Kind::Interior { flip: false }, p)
+        };
+        let q = 1.0 - low;
+        Binomial {
+            kind,
+            p: low,
+            ln_p: low.ln(),
+            ln_q: (-low).ln_1p(),
+            down: q / low,
+            up: low / q,
+        }
+    }
+}
+
+/// ln(k!) and 1/k for `k` up to a bound, shared by the binomial draws of one bootstrap
+/// ([`SplitMix64::binomial_with`]).
+#[derive(Clone, Debug)]
+pub struct BinomialTables {
+    ln_fact: Vec<f64>,
+    recip: Vec<f64>,
+}
+
+impl BinomialTables {
+    /// Tables are built only up to this many trials (16 MiB); beyond, draws compute.
+    pub const MAX_TRIALS: u64 = 1 << 20;
+
+    /// Tables covering `0..=max_trials`, or `None` past [`Self::MAX_TRIALS`].
+    ///
+    /// ln(k!) = ln √(2π) + (k + ½)·ln k − k + (Stirling's error term, by its series),
+    /// each entry computed on its own (no running sum to accumulate rounding). Building
+    /// them costs about as much as a few hundred draws.
+    pub fn new(max_trials: u64) -> Option<Self> {
+        if max_trials > Self::MAX_TRIALS {
+            return None;
+        }
+        let half_ln_2pi = 0.5 * (2.0 * std::f64::consts::PI).ln();
+        let ln_fact = (0..=max_trials)
+            .map(|k| match LN_FACTORIAL.get(k as usize) {
+                Some(&v) => v,
+                None => {
+                    let x = k as f64;
+                    half_ln_2pi + (x + 0.5) * x.ln() - x + stirling_error(k)
+                }
+            })
+            .collect();
+        let recip = (0..=max_trials)
+            .map(|k| if k == 0 { 0.0 } else { 1.0 / k as f64 })
+            .collect();
+        Some(BinomialTables { ln_fact, recip })
+    }
+
+    /// One more than the largest number of trials covered.
+    fn len(&self) -> u64 {
+        self.ln_fact.len() as u64
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::bootstrap::{BootstrapOptions, Interval, Rate, column_intervals, resample_with};
+use crate::rng::{Binomial, BinomialTables};
 
 /// The three verdicts of one attempt (one plan for one task), as the validator gives them.
 ///
@@ -165,15 +166,20 @@ impl Cells {
         ];
 
         let sizes = [infeasible, unsafe_, safe];
-        let p_feasible = ratio(n_feasible, n);
-        let p_safe = ratio(safe, n_feasible);
-        let p_si: [f64; 3] = std::array::from_fn(|g| ratio(si_by_outcome[g], sizes[g]));
+        let p_feasible = Binomial::new(ratio(n_feasible, n));
+        let p_safe = Binomial::new(ratio(safe, n_feasible));
+        let p_si: [Binomial; 3] =
+            std::array::from_fn(|g| Binomial::new(ratio(si_by_outcome[g], sizes[g])));
+        let tables = BinomialTables::new(n);
+        let tables = tables.as_ref();
         let nf = n as f64;
         let stats = resample_with(options, |rng| {
-            let f = rng.binomial(n, p_feasible);
-            let s = rng.binomial(f, p_safe);
+            let f = rng.binomial_with(n, &p_feasible, tables);
+            let s = rng.binomial_with(f, &p_safe, tables);
             let drawn = [n - f, f - s, s];
-            let si: u64 = (0..3).map(|g| rng.binomial(drawn[g], p_si[g])).sum();
+            let si: u64 = (0..3)
+                .map(|g| rng.binomial_with(drawn[g], &p_si[g], tables))
+                .sum();
             let sp = if f == 0 {
                 f64::NAN
             } else {
