@@ -310,9 +310,9 @@ pub(crate) fn column_intervals<const K: usize>(
 ///
 /// The rate is `k/n` for `k` trues among `n`. Because the proportion of a resample depends
 /// only on how many trues it drew, resample `i` draws that number directly, as one
-/// [`SplitMix64::binomial`]`(n, k/n)` from its generator: the number of trues among `n`
-/// items drawn with replacement has exactly this distribution, and the draw costs
-/// O(√n) instead of O(n). All-true and all-false samples give `[1, 1]` and `[0, 0]`; an
+/// binomial draw Bin(n, k/n) from its generator ([`SplitMix64::binomial_with`]): the
+/// number of trues among `n` items drawn with replacement has exactly this distribution,
+/// and the draw costs O(√n) instead of O(n). All-true and all-false samples give `[1, 1]` and `[0, 0]`; an
 /// empty sample gives the rate 0 with the interval `[0, 0]` (undefined ratios are zero).
 ///
 /// ```

@@ -37,13 +37,13 @@
 //!   planner and every cell of every breakdown, over up to 12,279 tasks. Rates of yes/no
 //!   verdicts depend only on how many of each kind a resample drew, so those resamples draw
 //!   the counts directly (binomials, in O(√n), with exactly the distribution of counting
-//!   `n` draws) instead of `n` indices; the generic [`bootstrap`] over any statistic draws
+//!   `n` draws) instead of `n` indices; the generic [`bootstrap()`] over any statistic draws
 //!   indices into one reused buffer per rayon job.
 //!
 //! # Map
 //!
 //! - [`Confusion`], [`Prf`], [`micro_prf`], [`macro_prf`]: detection quality.
-//! - [`BootstrapOptions`], [`Interval`], [`Rate`], [`bootstrap`], [`bootstrap_distribution`],
+//! - [`BootstrapOptions`], [`Interval`], [`Rate`], [`bootstrap()`], [`bootstrap_distribution`],
 //!   [`bootstrap_rate`], [`rate_from_count`], [`percentile_interval`], [`quantile`]: the
 //!   bootstrap and its quantiles.
 //! - [`Verdicts`], [`SafetyRates`], [`safety_rates`], [`breakdown`], [`breakdown_iter`]:
