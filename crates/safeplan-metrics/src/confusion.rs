@@ -57,6 +57,64 @@ impl Confusion {
     pub fn f1(&self) -> f64 {
         ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn_)
     }
+
+    /// Precision, recall and F1 of these counts together. On a sum of confusions this is
+    /// the micro average ([`micro_prf`]).
+    ///
+    /// ```
+    /// use safeplan_metrics::{Confusion, Prf};
+    /// let c = Confusion { tp: 3, fp: 1, fn_: 3 };
+    /// assert_eq!(c.prf(), Prf { precision: 0.75, recall: 0.5, f1: 0.6 });
+    /// ```
+    pub fn prf(&self) -> Prf {
+        Prf {
+            precision: self.precision(),
+            recall: self.recall(),
+            f1: self.f1(),
+        }
+    }
+}
+
+/// Precision, recall and F1, as one value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prf {
+    /// Precision.
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+}
+
+/// The micro average over items (episodes, tasks, …): add the counts, then divide once.
+/// Items with more decisions weigh more. This is what the plan-verification paper reports.
+/// All zeros for no items.
+pub fn micro_prf(items: &[Confusion]) -> Prf {
+    items.iter().copied().sum::<Confusion>().prf()
+}
+
+/// The macro average over items: each of precision, recall and F1 computed per item, then
+/// averaged, every item weighing the same (scikit-learn's `average="macro"` with
+/// `zero_division=0`: an item's undefined ratio counts as 0). F1 is the mean of the items'
+/// F1, not the harmonic mean of the macro precision and recall. All zeros for no items.
+///
+/// ```
+/// use safeplan_metrics::{macro_prf, Confusion};
+/// let items = [Confusion { tp: 1, fp: 0, fn_: 0 }, Confusion { tp: 0, fp: 1, fn_: 1 }];
+/// let m = macro_prf(&items);
+/// assert_eq!((m.precision, m.recall, m.f1), (0.5, 0.5, 0.5));
+/// ```
+pub fn macro_prf(items: &[Confusion]) -> Prf {
+    if items.is_empty() {
+        return Prf::default();
+    }
+    let n = items.len() as f64;
+    let mean = |f: fn(&Confusion) -> f64| items.iter().map(f).sum::<f64>() / n;
+    Prf {
+        precision: mean(Confusion::precision),
+        recall: mean(Confusion::recall),
+        f1: mean(Confusion::f1),
+    }
 }
 
 fn ratio(num: u64, den: u64) -> f64 {
