@@ -18,10 +18,13 @@ use crate::teach::{GoalWords, TeachAction, TeachVerb, idle_motion, name_words, p
 /// - **placed twice without a pick-up** (or placed, then poured): the object was still in
 ///   hand, so the first placement contradicts the rest of the sequence;
 /// - **an irrelevant pick-and-place**: an object the goal does not name, picked up and put
-///   somewhere the goal does not name, with only motion between, and never used again;
-/// - **a goal object left in the wrong place**: its last placement is somewhere the goal
-///   does not name while the goal names another receptacle of the episode; the placement
-///   is removed and a placement on the named receptacle is proposed as MISSING;
+///   somewhere the goal does not name, with only motion between, neither it nor that
+///   receptacle used again — judged only when the goal names something the episode
+///   handles (a goal such as "Prepare breakfast." names nothing, so nothing is irrelevant);
+/// - **a goal object left in the wrong place**: a placing goal ("Place the watch on the
+///   coffee table") names the object and, after it, a receptacle of the episode, and the
+///   object's last placement is elsewhere; the placement is removed and a placement on the
+///   named receptacle is proposed as a concrete MISSING step;
 /// - **a repeated switch**: switching on what this sequence already switched on (or off
 ///   what it switched off), opening what it opened, closing what it closed; opening and
 ///   closing with nothing taken or put between;
