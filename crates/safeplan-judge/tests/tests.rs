@@ -2,4 +2,5 @@
 //! labelled dev split, and scoring.
 
 mod common;
+mod llm;
 mod teach;
