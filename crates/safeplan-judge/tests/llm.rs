@@ -271,6 +271,26 @@ fn table_and_heading_formats() {
 }
 
 #[test]
+fn common_model_styles() {
+    // Bold `Action N:` headers with bullet-point analysis.
+    let reply = "**Action 1: Driver.Move(1.0)**\n- Purpose: reach the shelf\n- Needed: yes\n\n\
+        **Action 2: Driver.PickUp('Bowl')**\n- Purpose: takes the bowl\n- **#REMOVE:** the bowl is unrelated to the goal\n\n\
+        **Action 3: Driver.PutAOnB('Bowl', 'Shelf')**\n- [#REMOVE: returns the bowl, undoing action 2]\n";
+    let j = parse_judge_text(reply, &plan(MUG));
+    assert_eq!(removes(&j), [1, 2]);
+    assert_eq!(j.critiques[0].reason, "the bowl is unrelated to the goal");
+    assert_eq!(j.critiques[1].reason, "returns the bowl, undoing action 2");
+    // A heading per step, the verdict on its own line.
+    let reply = "### 2. `Driver.PickUp('Bowl')`\n**Analysis:** not about the mug.\n**Verdict:** #REMOVE - irrelevant\n\n\
+        ### 4. `Driver.PickUp('Mug')`\n**Analysis:** needed.\n**Verdict:** keep\n";
+    assert_eq!(removes(&parse_judge_text(reply, &plan(MUG))), [1]);
+    // The whole answer inside a code fence.
+    let reply =
+        "```\nACTION: 3. Driver.PutAOnB('Bowl', 'Shelf')\nANNOTATION: #REMOVE: pointless\n```";
+    assert_eq!(removes(&parse_judge_text(reply, &plan(MUG))), [2]);
+}
+
+#[test]
 fn summary_tags_bind_by_their_own_line() {
     let reply = "ACTION: 6. Driver.PutAOnB('Mug', 'Sink')\nANNOTATION: the goal.\n\n\
         ## Summary\n\
