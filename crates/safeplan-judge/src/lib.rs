@@ -25,8 +25,12 @@
 //! - [`StateJudge`]: our deterministic judge for TEACh-style sequences, which replays the
 //!   sequence against a model of what is held, placed, switched and opened;
 //! - [`SymbolicJudge`]: for episodes bound to a PDDL task, driven by the validator;
+//! - [`LlmJudge`]: the paper's Judge over any LLM provider, in tagged prose or JSON, its
+//!   reply bound to steps by number and text, tags inside quoted steps ignored;
 //! - [`EnsembleJudge`]: union, intersection or majority of any judges;
-//! - [`ApplyCritiques`] (deterministic) and [`SymbolicReviser`] (plans the MISSING gaps).
+//! - [`ApplyCritiques`] (deterministic) and [`SymbolicReviser`] (plans the MISSING gaps);
+//! - [`LlmReviser`]: the paper's Planning Agent, its rewritten plan checked against the
+//!   critiques so no unflagged step is dropped or rewritten silently.
 //!
 //! **The loop never loses work.** [`Refiner::refine`] stops on convergence, after
 //! `max_rounds`, on oscillation (a plan seen before) or when the reviser changes nothing;
@@ -39,6 +43,7 @@
 mod ensemble;
 mod episode;
 mod error;
+mod llm;
 mod plan;
 mod refine;
 mod revise;
@@ -54,6 +59,10 @@ pub use episode::{
     BoundTask, Episode, Evaluation, Gold, LabelledEpisode, TaskPaths, read_episodes, to_pddl_plan,
 };
 pub use error::JudgeError;
+pub use llm::{
+    LlmJudge, LlmJudgeOptions, LlmReviser, LlmReviserOptions, check_revision, parse_judge_json,
+    parse_judge_text,
+};
 pub use plan::{Critique, CritiqueKind, Origin, Plan, Step};
 pub use refine::{
     Judge, Judgement, RefineOptions, Refinement, Refiner, Reviser, Revision, Round, StopReason,

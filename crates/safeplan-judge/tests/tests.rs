@@ -2,6 +2,7 @@
 //! labelled dev split, and scoring.
 
 mod common;
+mod llm;
 mod loop_;
 mod state;
 mod symbolic;
