@@ -14,10 +14,11 @@ use clap::Args;
 use safeplan_judge::score::{JudgeMetrics, judge_metrics};
 use safeplan_judge::transcript::{RefinedLine, transcript_lines};
 use safeplan_judge::{
-    ApplyCritiques, AutoReviser, Combine, EnsembleJudge, Judge, LabelledEpisode, RefineOptions,
-    Refiner, Reviser, RuleJudge, StateJudge, StopReason, SymbolicJudge, SymbolicReviser,
-    read_episodes,
+    ApplyCritiques, AutoReviser, Combine, EnsembleJudge, Judge, LabelledEpisode, LlmJudge,
+    LlmJudgeOptions, LlmReviser, LlmReviserOptions, RefineOptions, Refiner, Reviser, RuleJudge,
+    StateJudge, StopReason, SymbolicJudge, SymbolicReviser, read_episodes,
 };
+use safeplan_llm::{LlmProvider, ProviderSpec, Stack};
 
 use crate::check::Failure;
 
@@ -29,12 +30,14 @@ pub struct JudgeArgs {
     #[arg(value_name = "EPISODES")]
     pub episodes: PathBuf,
 
-    /// The judge: rule, state, symbolic, or ensemble:union|intersection|majority:A,B,...
+    /// The judge: rule, state, symbolic, llm:PROVIDER_SPEC, llm-json:PROVIDER_SPEC (JSON
+    /// mode), or ensemble:union|intersection|majority:A,B,...
     #[arg(long, value_name = "JUDGE", default_value = "state")]
     pub judge: String,
 
     /// The reviser: auto (REMOVE applied as is; gaps planned when a PDDL task is bound),
-    /// apply (REMOVE and spelled-out MISSING only) or symbolic.
+    /// apply (REMOVE and spelled-out MISSING only), symbolic, or llm:PROVIDER_SPEC (the
+    /// paper's Planning Agent, its output checked against the critiques).
     #[arg(long, value_name = "REVISER", default_value = "auto")]
     pub reviser: String,
 
@@ -71,8 +74,33 @@ fn input(message: impl Into<String>, hint: impl Into<String>) -> Failure {
     }
 }
 
+/// A provider behind the default layers (retry, timeout), keys from the environment.
+fn provider(spec: &str) -> Result<Arc<dyn LlmProvider>, Failure> {
+    let hint = "write e.g. llm:openai:gpt-4o-mini or llm:ollama:llama3.2 (see docs/LLM.md)";
+    let parsed: ProviderSpec = spec
+        .parse()
+        .map_err(|e: safeplan_llm::LlmError| input(e.to_string(), hint))?;
+    let built = Stack::default()
+        .build_from_env(&parsed)
+        .map_err(|e| input(e.to_string(), hint))?;
+    Ok(built.provider)
+}
+
 /// Build a judge from its spec.
 pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
+    if let Some(rest) = spec.strip_prefix("llm:") {
+        return Ok(Arc::new(LlmJudge::new(
+            provider(rest)?,
+            LlmJudgeOptions::default(),
+        )));
+    }
+    if let Some(rest) = spec.strip_prefix("llm-json:") {
+        let options = LlmJudgeOptions {
+            json: true,
+            ..LlmJudgeOptions::default()
+        };
+        return Ok(Arc::new(LlmJudge::new(provider(rest)?, options)));
+    }
     match spec {
         "rule" => return Ok(Arc::new(RuleJudge)),
         "state" => return Ok(Arc::new(StateJudge)),
@@ -103,18 +131,24 @@ pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
     }
     Err(input(
         format!("unknown judge `{spec}`"),
-        "use rule, state, symbolic or ensemble:union:state,rule",
+        "use rule, state, symbolic, llm:PROVIDER_SPEC or ensemble:union:state,rule",
     ))
 }
 
 fn reviser_from_spec(spec: &str) -> Result<Arc<dyn Reviser>, Failure> {
+    if let Some(rest) = spec.strip_prefix("llm:") {
+        return Ok(Arc::new(LlmReviser::new(
+            provider(rest)?,
+            LlmReviserOptions::default(),
+        )));
+    }
     match spec {
         "auto" => Ok(Arc::new(AutoReviser::default())),
         "apply" => Ok(Arc::new(ApplyCritiques)),
         "symbolic" => Ok(Arc::new(SymbolicReviser::default())),
         other => Err(input(
             format!("unknown reviser `{other}`"),
-            "use auto, apply or symbolic",
+            "use auto, apply, symbolic or llm:PROVIDER_SPEC",
         )),
     }
 }

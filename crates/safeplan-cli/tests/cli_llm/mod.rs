@@ -381,3 +381,109 @@ fn only_the_compatible_key_goes_to_a_compatible_server() {
         .collect();
     assert_eq!(auth, vec![None, Some("Bearer key-value-1".to_owned())]);
 }
+
+/// `safeplan judge --judge llm:SPEC` against a loopback OpenAI-compatible server: the first
+/// reply flags the wrong placement in the paper's format, the second raises nothing.
+#[test]
+fn judge_with_an_llm_judge_over_loopback() {
+    let fx = Fixture::new("judge-llm");
+    let reply = |content: &str| {
+        let mut body = completion();
+        body["choices"][0]["message"]["content"] = json!(content);
+        ResponseTemplate::new(200).set_body_json(body)
+    };
+    fx.runtime.block_on(async {
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(reply(
+                "ACTION: 1. Driver.PickUp('Apple')\nANNOTATION: Needed to carry the apple.\n\n\
+                 ACTION: 2. Driver.PutAOnB('Apple', 'Chair')\nANNOTATION: The chair is not the goal. #REMOVE: wrong placement\n\n\
+                 ACTION: 3. Driver.PutAOnB('Apple', 'Fridge')\nANNOTATION: Achieves the goal.\n",
+            ))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&fx.server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(reply("Every action is needed; nothing to remove or add."))
+            .with_priority(2)
+            .mount(&fx.server)
+            .await;
+    });
+    std::fs::write(
+        fx.file("eps.jsonl"),
+        r#"{"id": "apple", "goal": "Put the apple in the fridge.", "actions": ["Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Chair')", "Driver.PutAOnB('Apple', 'Fridge')"], "remove": [1]}"#,
+    )
+    .expect("write episodes");
+    let judge = format!("llm:{}", fx.spec());
+    let out = safeplan(
+        &fx.dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            &judge,
+            "--out",
+            "o",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let m: Value = serde_json::from_slice(&out.stdout).expect("metrics JSON");
+    assert_eq!(
+        (m["tp"].as_u64(), m["fp"].as_u64(), m["fn"].as_u64()),
+        (Some(1), Some(0), Some(0)),
+        "{m}"
+    );
+    let refined = std::fs::read_to_string(fx.file("o/refined.jsonl")).expect("refined written");
+    let line: Value = serde_json::from_str(refined.trim()).expect("one line");
+    assert_eq!(
+        (line["flagged"].clone(), line["converged_at"].as_u64()),
+        (json!([1]), Some(2))
+    );
+    assert_eq!(fx.received().len(), 2);
+    let transcript =
+        std::fs::read_to_string(fx.file("o/transcript.jsonl")).expect("transcript written");
+    assert!(
+        transcript.contains("#REMOVE: wrong placement"),
+        "the raw reply is kept"
+    );
+
+    // A provider spec that cannot work is an invocation error.
+    let out = safeplan(
+        &fx.dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            "llm:nonsense",
+            "--out",
+            "o",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = safeplan(
+        &fx.dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            "llm:openai:gpt-4o-mini",
+            "--out",
+            "o",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "no OPENAI_API_KEY: {}",
+        text(&out.stderr)
+    );
+}
