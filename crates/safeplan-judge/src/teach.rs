@@ -172,25 +172,7 @@ impl GoalWords {
     /// The position (in words) where the goal first names `name`, as [`GoalWords::mentions`]
     /// matches it.
     pub fn position(&self, name: &str) -> Option<usize> {
-        let parts = name_words(name);
-        if parts.is_empty() {
-            return None;
-        }
-        if let Some(i) = self
-            .words
-            .windows(parts.len())
-            .position(|w| w == parts.as_slice())
-        {
-            return Some(i);
-        }
-        if parts.len() > 1 {
-            let ends = [parts.first(), parts.last()];
-            return self
-                .words
-                .iter()
-                .position(|w| ends.iter().flatten().any(|p| *p == w));
-        }
-        None
+        self.find(name).map(|(at, _)| at)
     }
 
     /// Whether the goal asks for something to be put somewhere: it has a placing verb
@@ -209,22 +191,32 @@ impl GoalWords {
     /// match, 1 for a compound matched by one word, 0 for none. A caller choosing among
     /// candidate names prefers the longest match.
     pub fn match_len(&self, name: &str) -> usize {
+        self.find(name).map_or(0, |(_, len)| len)
+    }
+
+    /// Where and how long the goal's match of `name` is: all its words in a row, else (for a
+    /// compound name) its first or last word on its own.
+    fn find(&self, name: &str) -> Option<(usize, usize)> {
         let parts = name_words(name);
         if parts.is_empty() {
-            return 0;
+            return None;
         }
-        if self
+        if let Some(at) = self
             .words
             .windows(parts.len())
-            .any(|w| w == parts.as_slice())
+            .position(|w| w == parts.as_slice())
         {
-            return parts.len();
+            return Some((at, parts.len()));
         }
-        let ends = [parts.first(), parts.last()];
-        if parts.len() > 1 && ends.iter().flatten().any(|p| self.words.contains(p)) {
-            return 1;
+        if parts.len() > 1 {
+            let ends = [&parts[0], &parts[parts.len() - 1]];
+            return self
+                .words
+                .iter()
+                .position(|w| ends.contains(&w))
+                .map(|at| (at, 1));
         }
-        0
+        None
     }
 }
 
