@@ -309,7 +309,8 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
             args,
             &judge_name,
             &refinements,
-            has_gold.then_some(&metrics),
+            &metrics,
+            has_gold,
             &written,
         )
     };
@@ -336,7 +337,8 @@ fn summary(
     args: &JudgeArgs,
     judge: &str,
     refinements: &[safeplan_judge::Refinement],
-    metrics: Option<&JudgeMetrics>,
+    metrics: &JudgeMetrics,
+    has_gold: bool,
     written: &[String],
 ) -> String {
     let count = |s: StopReason| refinements.iter().filter(|r| r.stop == s).count();
@@ -357,7 +359,8 @@ fn summary(
     s.push_str(&format!(
         "flagged {flagged} of {original} original steps; inserted {inserted}\n"
     ));
-    if let Some(m) = metrics {
+    if has_gold {
+        let m = metrics;
         s.push_str(&format!(
             "\n| episodes | precision | recall | F1 | tp | fp | fn |\n|---:|---:|---:|---:|---:|---:|---:|\n| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} |\n",
             m.episodes, m.precision, m.recall, m.f1, m.tp, m.fp, m.fn_
@@ -367,9 +370,8 @@ fn summary(
             m.missing.tp, m.missing.fp, m.missing.fn_
         ));
     }
-    let curve = safeplan_judge::score::convergence_curve(refinements, args.max_rounds);
     s.push_str("\nconverged by round:");
-    for p in &curve {
+    for p in &metrics.convergence {
         s.push_str(&format!("  {}: {:.1}%", p.round, 100.0 * p.share));
     }
     s.push_str(&format!("\n\nwrote {}\n", written.join(", ")));
