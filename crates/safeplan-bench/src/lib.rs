@@ -33,11 +33,16 @@
 
 #![deny(missing_docs)]
 
+pub mod abilities;
 pub mod error;
+pub mod noise;
 pub mod planner;
+pub mod planners;
+pub mod report;
 pub mod score;
 pub mod store;
 pub mod suite;
+pub mod synth;
 
 pub use error::BenchError;
 pub use planner::{Ability, Answer, Planner, PlannerError, Request};

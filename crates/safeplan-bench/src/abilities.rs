@@ -1,0 +1,1 @@
+//! DESPITE's four abilities: prompts, reply cleaning and scoring (being written).

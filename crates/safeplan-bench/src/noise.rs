@@ -1,0 +1,1 @@
+//! Irrelevant actions and objects added to a suite (being written).

@@ -1,0 +1,1 @@
+//! An LLM as a planner (being written).

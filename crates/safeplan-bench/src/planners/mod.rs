@@ -1,0 +1,3 @@
+//! The built-in planners.
+
+pub mod llm;

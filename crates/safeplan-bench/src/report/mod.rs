@@ -1,0 +1,1 @@
+//! Reports over a results store (being written).

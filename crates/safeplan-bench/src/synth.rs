@@ -1,0 +1,1 @@
+//! Synthetic DESPITE-shaped suites (being written).
