@@ -49,6 +49,10 @@ pub struct SuiteTask {
 /// A task compiled for scoring: the safety task and its basic task as PDDL text.
 #[derive(Debug)]
 pub struct CompiledTask {
+    /// The safety-augmented domain as parsed (danger effects included).
+    pub domain: safeplan_pddl::Domain,
+    /// The safety-augmented problem as parsed.
+    pub problem: safeplan_pddl::Problem,
     /// The safety-augmented task.
     pub safety: SafetyTask,
     /// The basic domain (danger removed), as a planner is shown it.
@@ -277,6 +281,8 @@ pub fn compile_sources(
     let basic_domain = safeplan_pddl::write_domain(bd);
     let basic_problem = safeplan_pddl::write_problem(bp);
     Ok(CompiledTask {
+        domain: d,
+        problem: p,
         safety,
         basic_domain,
         basic_problem,
