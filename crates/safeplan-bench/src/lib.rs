@@ -39,6 +39,7 @@ pub mod noise;
 pub mod planner;
 pub mod planners;
 pub mod report;
+pub mod runner;
 pub mod score;
 pub mod store;
 pub mod suite;

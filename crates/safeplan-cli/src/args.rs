@@ -166,6 +166,46 @@ pub enum Command {
                       error (the rest are written), 2 unusable invocation or episodes file."
     )]
     Judge(crate::judge::JudgeArgs),
+
+    /// Benchmark planners on a suite of safety-augmented tasks, resumably.
+    #[command(
+        long_about = "Run every planner on every task of a suite (tasks x planners x samples \
+                      attempts), score each answer as DESPITE does (feasible, safe, safety \
+                      intention, the danger events), and write each attempt to a SQLite \
+                      results store the moment it is scored. A run that is killed or \
+                      stopped with Ctrl-C resumes where it stopped when the same command is run \
+                      again: attempts with a result are skipped, attempts that failed for \
+                      reasons outside the planner (network, provider) are retried. A store \
+                      made for another suite, ability, shard or planner configuration is \
+                      refused. At the end the report is printed as Markdown and written as \
+                      HTML with charts.\n\n\
+                      Planner specs: search[:bfs|astar|gbfs] (our planner on the basic task, \
+                      blind to danger), search-safe[:ALG] (our planner searching for a safe \
+                      plan), llm:PROVIDER:MODEL (openai, gemini, ollama; see docs/LLM.md), \
+                      replay:FILE (recorded plans, JSON Lines {\"task\", \"planner\", \
+                      \"plan\"}), cmd:'COMMAND {domain} {problem} {plan}' (an external \
+                      planner; {domain}/{problem} are the basic task, {safe_domain}/\
+                      {safe_problem} the safety-augmented one, without {plan} the plan is read \
+                      from standard output).",
+        after_help = "Examples:\n  \
+                      safeplan bench examples/tasks\n  \
+                      safeplan bench examples/tasks --planner llm:ollama:llama3.2 --samples 3\n  \
+                      safeplan bench suite/ --planner replay:plans.jsonl --out runs/replay.db\n  \
+                      safeplan bench suite/ --planner \"cmd:fast-downward.py --plan-file {plan} {domain} {problem} --search 'astar(lmcut())'\"\n  \
+                      safeplan bench suite/ --shard 2/4 --out shard2.db\n\n\
+                      Exit status: 0 every attempt has a result, 2 unusable invocation, suite \
+                      or store, 3 some attempts have no result (provider or network errors; \
+                      run again to retry them), 130 stopped by Ctrl-C (run again to resume)."
+    )]
+    Bench(crate::bench::BenchArgs),
+
+    /// Combine results stores of one suite (shards, or runs of other planners).
+    #[command(after_help = "Examples:\n  \
+                      safeplan merge shard1.db shard2.db shard3.db --out all.db\n\n\
+                      Exit status: 0 merged, 2 a store that cannot be read, stores of \
+                      different suites or abilities, conflicting results, or an --out that \
+                      exists.")]
+    Merge(crate::bench::MergeArgs),
 }
 
 /// Arguments of `safeplan check`.

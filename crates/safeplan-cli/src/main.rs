@@ -53,6 +53,7 @@
 
 mod args;
 mod basic;
+mod bench;
 mod check;
 mod judge;
 mod llm;
@@ -80,6 +81,8 @@ const EXIT_ERRORS: u8 = 1;
 const EXIT_UNUSABLE: u8 = 2;
 /// Exit code: `plan` stopped at a limit before finding a plan or proving there is none.
 const EXIT_LIMIT: u8 = 3;
+/// `bench` stopped by Ctrl-C (resumable), as a shell reports SIGINT.
+const EXIT_CANCELLED: u8 = 130;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -122,6 +125,12 @@ fn main() -> ExitCode {
             judge::Status::Done => EXIT_OK,
             judge::Status::SomeFailed => EXIT_ERRORS,
         }),
+        Command::Bench(args) => bench::run(args).map(|status| match status {
+            bench::Status::Complete => EXIT_OK,
+            bench::Status::Errors => EXIT_LIMIT,
+            bench::Status::Cancelled => EXIT_CANCELLED,
+        }),
+        Command::Merge(args) => bench::merge(args).map(|()| EXIT_OK),
     };
     ExitCode::from(match result {
         Ok(code) => code,

@@ -1,0 +1,350 @@
+//! The runner: every (task, planner, sample) of a suite shard, with bounded concurrency,
+//! each attempt scored and written to the store as soon as it is done.
+//!
+//! Attempts are scheduled task by task, so a task is compiled once for all its planners and
+//! samples and dropped when its last attempt is written: memory stays proportional to the
+//! concurrency, not to the suite. Cancelling (Ctrl-C) stops scheduling; attempts already
+//! running finish and are written, and a later run picks up exactly the rest.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+use crate::planner::{Ability, Answer, Planner, PlannerError, Request};
+use crate::score::PlanScore;
+use crate::store::{Attempt, AttemptStatus, Manifest, SCHEMA_VERSION, Store, TaskRecord};
+use crate::suite::{CompiledTask, Shard, Suite, SuiteTask};
+
+/// How to run a benchmark.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The ability measured.
+    pub ability: Ability,
+    /// Samples per task and planner (≥ 1).
+    pub samples: u32,
+    /// Attempts running at once (≥ 1).
+    pub concurrency: usize,
+    /// The time one attempt may take; `None` for no limit.
+    pub timeout: Option<Duration>,
+    /// The part of the suite to run.
+    pub shard: Shard,
+    /// Set it (from a Ctrl-C handler) to stop scheduling attempts.
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            ability: Ability::Plan,
+            samples: 1,
+            concurrency: 4,
+            timeout: Some(Duration::from_secs(300)),
+            shard: Shard::ALL,
+            cancel: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Attempts in this shard (tasks × planners × samples).
+    pub total: usize,
+    /// Attempts that already had a result in the store and were skipped.
+    pub skipped: usize,
+    /// Attempts run and scored.
+    pub scored: usize,
+    /// Attempts run that produced no answer within the planner's limits (a result).
+    pub failed: usize,
+    /// Attempts without a result (provider, network, unsupported ability, broken task).
+    pub errors: usize,
+    /// Whether the run was cancelled before every attempt ran.
+    pub cancelled: bool,
+}
+
+impl RunSummary {
+    /// Attempts still without a result: what a resumed run would do.
+    pub fn remaining(&self) -> usize {
+        self.total - self.skipped - self.scored - self.failed
+    }
+}
+
+/// The manifest a run of `suite` with `options` writes and expects.
+pub fn manifest(suite: &Suite, options: &RunOptions) -> Manifest {
+    Manifest {
+        schema: SCHEMA_VERSION,
+        suite_hash: suite.hash().to_string(),
+        suite_root: suite.root().display().to_string(),
+        suite_tasks: suite.tasks().len(),
+        ability: options.ability,
+        shards: vec![options.shard],
+    }
+}
+
+/// Open (or create) the store at `path` for this run; refuses a store of another suite,
+/// ability, shard or planner configuration.
+pub fn open_store(
+    path: &std::path::Path,
+    suite: &Suite,
+    planners: &[Arc<dyn Planner>],
+    options: &RunOptions,
+) -> Result<Store, BenchError> {
+    let mut store = Store::open_for(path, &manifest(suite, options))?;
+    for p in planners {
+        store.register_planner(p.id(), &p.config())?;
+    }
+    let records: Vec<TaskRecord> = suite.shard(options.shard).map(TaskRecord::of).collect();
+    store.put_tasks(&records)?;
+    Ok(store)
+}
+
+/// A task being worked on: compiled on first use, dropped after its last attempt.
+struct TaskSlot {
+    task: Arc<SuiteTask>,
+    compiled: tokio::sync::OnceCell<Result<Arc<CompiledTask>, String>>,
+    remaining: AtomicUsize,
+    // Holds the compiled task until the last attempt lets go of it.
+    keep: Mutex<Option<Arc<CompiledTask>>>,
+}
+
+struct Job {
+    slot: Arc<TaskSlot>,
+    planner: Arc<dyn Planner>,
+    sample: u32,
+}
+
+/// Run every attempt of `options.shard` that has no result in `store`, calling `on_attempt`
+/// after each is written. Planners' ids must be distinct.
+pub async fn run(
+    suite: &Suite,
+    planners: &[Arc<dyn Planner>],
+    store: &mut Store,
+    options: &RunOptions,
+    on_attempt: &mut (dyn FnMut(&Attempt, &RunSummary) + Send),
+) -> Result<RunSummary, BenchError> {
+    let mut seen = std::collections::HashSet::new();
+    for p in planners {
+        if !seen.insert(p.id()) {
+            return Err(BenchError::Spec {
+                spec: p.id().to_string(),
+                message: "the same planner is given twice".into(),
+            });
+        }
+    }
+    let finished = store.finished()?;
+    let mut summary = RunSummary::default();
+    let mut jobs = Vec::new();
+    for task in suite.shard(options.shard) {
+        let mut pending = Vec::new();
+        for p in planners {
+            for sample in 0..options.samples.max(1) {
+                summary.total += 1;
+                let key = (task.id.clone(), p.id().to_string(), sample);
+                if finished.contains(&key) {
+                    summary.skipped += 1;
+                } else {
+                    pending.push((p.clone(), sample));
+                }
+            }
+        }
+        if pending.is_empty() {
+            continue;
+        }
+        let slot = Arc::new(TaskSlot {
+            task: Arc::new(task.clone()),
+            compiled: tokio::sync::OnceCell::new(),
+            remaining: AtomicUsize::new(pending.len()),
+            keep: Mutex::new(None),
+        });
+        jobs.extend(pending.into_iter().map(|(planner, sample)| Job {
+            slot: slot.clone(),
+            planner,
+            sample,
+        }));
+    }
+    let cancel = options.cancel.clone();
+    let stream = futures_util::stream::iter(jobs)
+        .take_while(move |_| std::future::ready(!cancel.load(Ordering::Relaxed)))
+        .map(|job| run_job(job, options))
+        .buffer_unordered(options.concurrency.max(1));
+    futures_util::pin_mut!(stream);
+    while let Some(attempt) = stream.next().await {
+        store.insert(&attempt)?;
+        match attempt.status {
+            AttemptStatus::Scored => summary.scored += 1,
+            AttemptStatus::Failed => summary.failed += 1,
+            AttemptStatus::Error => summary.errors += 1,
+        }
+        on_attempt(&attempt, &summary);
+    }
+    summary.cancelled = options.cancel.load(Ordering::Relaxed) && summary.remaining() > 0;
+    Ok(summary)
+}
+
+async fn compiled(slot: &TaskSlot) -> Result<Arc<CompiledTask>, String> {
+    let result = slot
+        .compiled
+        .get_or_init(|| async {
+            let task = slot.task.clone();
+            match tokio::task::spawn_blocking(move || task.compile()).await {
+                Ok(Ok(c)) => Ok(Arc::new(c)),
+                Ok(Err(e)) => Err(format!("the task cannot be used: {e}")),
+                Err(e) => Err(format!("compiling the task crashed: {e}")),
+            }
+        })
+        .await
+        .clone();
+    if let Ok(c) = &result
+        && let Ok(mut keep) = slot.keep.lock()
+    {
+        keep.get_or_insert_with(|| c.clone());
+    }
+    result
+}
+
+async fn run_job(job: Job, options: &RunOptions) -> Attempt {
+    let start = Instant::now();
+    let mut attempt = Attempt {
+        task: job.slot.task.id.clone(),
+        planner: job.planner.id().to_string(),
+        sample: job.sample,
+        status: AttemptStatus::Error,
+        plan: None,
+        raw: None,
+        verdict: None,
+        ability_score: None,
+        input_tokens: None,
+        output_tokens: None,
+        cost_usd: None,
+        latency_ms: 0.0,
+        error: None,
+        note: None,
+    };
+    match compiled(&job.slot).await {
+        Err(message) => attempt.error = Some(message),
+        Ok(compiled) => {
+            let request = Request {
+                task: job.slot.task.clone(),
+                compiled: compiled.clone(),
+                ability: options.ability,
+                sample: job.sample,
+                timeout: options.timeout,
+            };
+            let answer = match options.timeout {
+                // A little grace, so a planner that enforces its own limit reports it.
+                Some(t) => {
+                    match tokio::time::timeout(
+                        t + Duration::from_millis(250),
+                        job.planner.answer(&request),
+                    )
+                    .await
+                    {
+                        Ok(r) => r,
+                        Err(_) => Err(PlannerError::Timeout(t)),
+                    }
+                }
+                None => job.planner.answer(&request).await,
+            };
+            score(&mut attempt, &request, &compiled, answer);
+        }
+    }
+    if job.slot.remaining.fetch_sub(1, Ordering::AcqRel) == 1
+        && let Ok(mut keep) = job.slot.keep.lock()
+    {
+        *keep = None;
+    }
+    attempt.latency_ms = start.elapsed().as_secs_f64() * 1000.0;
+    attempt
+}
+
+/// Score a planner's answer into `attempt`.
+fn score(
+    attempt: &mut Attempt,
+    request: &Request,
+    compiled: &CompiledTask,
+    answer: Result<Answer, PlannerError>,
+) {
+    match answer {
+        Ok(answer) => {
+            attempt.status = AttemptStatus::Scored;
+            attempt.raw = answer.raw.clone();
+            attempt.input_tokens = answer.input_tokens;
+            attempt.output_tokens = answer.output_tokens;
+            attempt.cost_usd = answer.cost_usd;
+            attempt.note = answer.note.clone();
+            if request.ability.wants_plan() {
+                match &answer.plan {
+                    Some(steps) => {
+                        attempt.verdict = Some(evaluate(compiled, steps));
+                        attempt.plan = Some(steps.clone());
+                    }
+                    None => {
+                        attempt.status = AttemptStatus::Failed;
+                        attempt.verdict = Some(PlanScore::no_plan("the answer holds no plan"));
+                    }
+                }
+            } else {
+                attempt.plan = answer.plan.clone();
+                match crate::abilities::score_answer(request.ability, compiled, &answer) {
+                    Some(s) => attempt.ability_score = Some(s),
+                    None => {
+                        attempt.status = AttemptStatus::Error;
+                        attempt.error = Some(format!(
+                            "the `{}` ability cannot be scored on this task",
+                            request.ability
+                        ));
+                    }
+                }
+            }
+        }
+        Err(e) if e.is_result() => {
+            attempt.status = AttemptStatus::Failed;
+            attempt.error = Some(e.to_string());
+            if request.ability.wants_plan() {
+                attempt.verdict = Some(PlanScore::no_plan(&e.to_string()));
+            } else {
+                attempt.ability_score =
+                    crate::abilities::score_answer(request.ability, compiled, &Answer::default());
+            }
+        }
+        Err(e) => {
+            attempt.status = AttemptStatus::Error;
+            attempt.error = Some(e.to_string());
+        }
+    }
+}
+
+/// The validator's verdict on a plan given as steps.
+pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
+    let text = steps.join("\n");
+    let parsed = safeplan_pddl::parse_plan(&text);
+    let plan = match parsed.value {
+        Some(p) if !parsed.has_errors() => p,
+        _ => {
+            // Steps come from a plan reader, so this is only reached for steps a planner
+            // wrote itself in a form no reader accepts.
+            return PlanScore::no_plan(&format!(
+                "the plan cannot be read: {}",
+                parsed
+                    .diagnostics
+                    .first()
+                    .map(|d| d.message.clone())
+                    .unwrap_or_default()
+            ));
+        }
+    };
+    let v = compiled.safety.evaluate(&plan);
+    PlanScore {
+        feasible: v.feasible,
+        safe: v.safe,
+        safety_intention: v.safety_intention,
+        score: v.score,
+        danger: v.danger,
+        danger_events: v.danger_events,
+        failure: v.basic.failure.as_ref().map(|f| f.to_string()),
+    }
+}
