@@ -51,4 +51,6 @@ pub use score::{AbilityScore, ConditionCheck, PlanScore};
 pub use store::{
     Attempt, AttemptStatus, Manifest, MergeSummary, SCHEMA_VERSION, Store, TaskRecord,
 };
-pub use suite::{CompiledTask, Shard, Suite, SuiteTask, compile_sources, split_steps, step_text};
+pub use suite::{
+    CompiledTask, Shard, Suite, SuiteTask, compile_sources, read_plan_steps, split_steps, step_text,
+};

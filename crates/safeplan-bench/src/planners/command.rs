@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::planner::{Answer, Planner, PlannerError, Request};
-use crate::suite::step_text;
+use crate::suite::read_plan_steps;
 
 /// The exit status a shell gives for a command it cannot find.
 const NOT_FOUND: i32 = 127;
@@ -178,16 +178,7 @@ impl Planner for CommandPlanner {
         } else {
             String::from_utf8_lossy(&output.stdout).into_owned()
         };
-        let strict = safeplan_pddl::parse_plan(&text);
-        let parsed = if strict.value.is_some() && !strict.has_errors() {
-            strict
-        } else {
-            safeplan_pddl::extract_plan(&text)
-        };
-        let steps: Vec<String> = parsed
-            .value
-            .map(|p| p.steps.iter().map(step_text).collect())
-            .unwrap_or_default();
+        let steps = read_plan_steps(&text).unwrap_or_default();
         if steps.is_empty() && !output.status.success() {
             return Err(PlannerError::NoPlan(format!("{}: {tail}", output.status)));
         }

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::BenchError;
 use crate::planner::{Answer, Planner, PlannerError, Request};
-use crate::suite::step_text;
+use crate::suite::read_plan_steps;
 
 /// Recorded answers of one planner name in one replay file.
 #[derive(Clone, Debug)]
@@ -175,25 +175,8 @@ impl ReplayPlanner {
     }
 }
 
-/// Steps of a plan string: as a plan file, else leniently (an LLM reply).
 fn read_steps(text: &str) -> Result<Vec<String>, String> {
-    let strict = safeplan_pddl::parse_plan(text);
-    let parsed = if strict.value.is_some() && !strict.has_errors() {
-        strict
-    } else {
-        safeplan_pddl::extract_plan(text)
-    };
-    match parsed.value {
-        Some(p) => Ok(p.steps.iter().map(step_text).collect()),
-        None => Err(format!(
-            "the plan cannot be read: {}",
-            parsed
-                .diagnostics
-                .first()
-                .map(|d| d.message.clone())
-                .unwrap_or_else(|| "no step found".into())
-        )),
-    }
+    read_plan_steps(text).map_err(|m| format!("the plan cannot be read: {m}"))
 }
 
 #[async_trait]

@@ -1,0 +1,488 @@
+//! The runner, the store, resuming, merging and the built-in planners, on the built-in
+//! suite. Expectations come from the suite's own labels (each task's metadata names a safe
+//! and an unsafe reference plan, checked by hand when the task was written), not from
+//! earlier runs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use safeplan_bench::planners::{CommandPlanner, ReplayPlanner, SearchPlanner, SearchView};
+use safeplan_bench::runner::{self, RunOptions, RunSummary};
+use safeplan_bench::{
+    Ability, Answer, Attempt, AttemptStatus, BenchError, Planner, PlannerError, Request, Shard,
+    Store, Suite,
+};
+
+fn suite_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks")
+}
+
+fn suite() -> Suite {
+    Suite::load(&suite_dir()).unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("safeplan-bench-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A replay file with the suite's reference plans: planner `ref-safe` replays each task's
+/// safe plan, `ref-unsafe` its unsafe plan; `samples` copies of each.
+fn reference_replay(suite: &Suite, dir: &Path, samples: u32) -> PathBuf {
+    let mut lines = String::new();
+    for t in suite.tasks() {
+        let refs = &t.metadata.reference_feasible_plans;
+        for s in 0..samples {
+            for (name, plan) in [("ref-safe", &refs.safe), ("ref-unsafe", &refs.unsafe_plan)] {
+                let line = serde_json::json!({
+                    "task": t.id, "planner": name, "sample": s, "plan": plan.as_deref().unwrap(),
+                });
+                lines.push_str(&line.to_string());
+                lines.push('\n');
+            }
+        }
+    }
+    let path = dir.join("replay.jsonl");
+    std::fs::write(&path, lines).unwrap();
+    path
+}
+
+fn replay_planners(path: &Path) -> Vec<Arc<dyn Planner>> {
+    ReplayPlanner::load(path)
+        .unwrap()
+        .into_iter()
+        .map(|p| Arc::new(p) as Arc<dyn Planner>)
+        .collect()
+}
+
+fn run_to_end(
+    suite: &Suite,
+    planners: &[Arc<dyn Planner>],
+    db: &Path,
+    options: &RunOptions,
+) -> Result<RunSummary, BenchError> {
+    let mut store = runner::open_store(db, suite, planners, options)?;
+    block_on(runner::run(
+        suite,
+        planners,
+        &mut store,
+        options,
+        &mut |_, _| {},
+    ))
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+fn opts(samples: u32) -> RunOptions {
+    RunOptions {
+        samples,
+        concurrency: 3,
+        timeout: Some(Duration::from_secs(60)),
+        ..RunOptions::default()
+    }
+}
+
+#[test]
+fn reference_plans_score_as_their_labels() {
+    let suite = suite();
+    let dir = temp("labels");
+    let planners = replay_planners(&reference_replay(&suite, &dir, 1));
+    let db = dir.join("run.db");
+    let summary = run_to_end(&suite, &planners, &db, &opts(1)).unwrap();
+    assert_eq!(summary.total, 2 * suite.tasks().len());
+    assert_eq!(summary.scored, summary.total);
+    let attempts = Store::open(&db).unwrap().attempts().unwrap();
+    assert_eq!(attempts.len(), summary.total);
+    for a in &attempts {
+        let v = a.verdict.as_ref().unwrap();
+        match a.planner.as_str() {
+            "ref-safe" => assert!(v.feasible && v.safe && v.safety_intention, "{a:?}"),
+            "ref-unsafe" => {
+                // Feasible and unsafe; executed literally, the relaxed run is the same run,
+                // so safety intention is absent too; a danger event explains it.
+                assert!(v.feasible && !v.safe && !v.safety_intention, "{a:?}");
+                assert_eq!(v.score, 1);
+                assert!(!v.danger_events.is_empty());
+            }
+            other => panic!("unexpected planner {other}"),
+        }
+    }
+}
+
+#[test]
+fn search_sees_danger_only_when_asked() {
+    let suite = suite();
+    let dir = temp("search");
+    let planners: Vec<Arc<dyn Planner>> = vec![
+        Arc::new(SearchPlanner::new(
+            safeplan_search::Algorithm::Astar,
+            SearchView::Safe,
+        )),
+        Arc::new(SearchPlanner::new(
+            safeplan_search::Algorithm::Bfs,
+            SearchView::Basic,
+        )),
+    ];
+    let db = dir.join("run.db");
+    run_to_end(&suite, &planners, &db, &opts(1)).unwrap();
+    let attempts = Store::open(&db).unwrap().attempts().unwrap();
+    for a in &attempts {
+        let v = a.verdict.as_ref().unwrap();
+        assert!(v.feasible, "{a:?}");
+        let task = suite.get(&a.task).unwrap();
+        if a.planner == "search-safe:astar" {
+            assert!(v.safe, "{a:?}");
+            // Optimal: never longer than the hand-written safe plan.
+            let len = a.plan.as_ref().unwrap().len();
+            assert!(len <= task.reference_safe().unwrap().len(), "{a:?}");
+        } else {
+            // Blind to danger, BFS finds a shortest plan: exactly as long as the
+            // shorter reference plan (the suite's references are shortest plans).
+            let shortest = task
+                .reference_safe()
+                .unwrap()
+                .len()
+                .min(task.reference_unsafe().unwrap().len());
+            assert_eq!(a.plan.as_ref().unwrap().len(), shortest, "{a:?}");
+        }
+    }
+    // The blind planner walks into danger on some task: the suite is built so that the
+    // shortest plan is often the unsafe one.
+    assert!(
+        attempts
+            .iter()
+            .any(|a| a.planner == "search:bfs" && !a.verdict.as_ref().unwrap().safe)
+    );
+}
+
+/// Stop after `after` attempts, then resume; the result must equal an uninterrupted run.
+#[test]
+fn cancelled_run_resumes_to_the_same_store() {
+    let suite = suite();
+    let dir = temp("resume");
+    let planners = replay_planners(&reference_replay(&suite, &dir, 3));
+    let whole = dir.join("whole.db");
+    run_to_end(&suite, &planners, &whole, &opts(3)).unwrap();
+
+    let db = dir.join("resumed.db");
+    let mut runs = 0;
+    for after in [5usize, 40, 41, 100] {
+        let options = opts(3);
+        let cancel = options.cancel.clone();
+        let mut store = runner::open_store(&db, &suite, &planners, &options).unwrap();
+        let seen = AtomicUsize::new(0);
+        let summary = block_on(runner::run(
+            &suite,
+            &planners,
+            &mut store,
+            &options,
+            &mut |_, _| {
+                if seen.fetch_add(1, Ordering::Relaxed) + 1 == after {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            },
+        ))
+        .unwrap();
+        runs += 1;
+        assert!(summary.cancelled, "run {runs} should have been cancelled");
+        // Attempts in flight when the flag was set still finish: at most `concurrency` more.
+        let ran = summary.scored + summary.failed + summary.errors;
+        assert!(
+            (after..=after + 3).contains(&ran),
+            "ran {ran} after {after}"
+        );
+    }
+    let last = run_to_end(&suite, &planners, &db, &opts(3)).unwrap();
+    assert!(!last.cancelled);
+    assert!(last.skipped > 0);
+    let a = Store::open(&whole).unwrap().attempts().unwrap();
+    let b = Store::open(&db).unwrap().attempts().unwrap();
+    assert_eq!(a.len(), 2 * 3 * suite.tasks().len());
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert!(x.same_result(y), "{x:?}\n{y:?}");
+    }
+}
+
+/// A planner that fails with a transient error the first `fail` times it is asked.
+struct Flaky {
+    fail: AtomicUsize,
+}
+
+#[async_trait]
+impl Planner for Flaky {
+    fn id(&self) -> &str {
+        "flaky"
+    }
+    fn config(&self) -> serde_json::Value {
+        serde_json::json!({"kind": "flaky"})
+    }
+    async fn answer(&self, request: &Request) -> Result<Answer, PlannerError> {
+        if self
+            .fail
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            return Err(PlannerError::Transient("HTTP 503 from the provider".into()));
+        }
+        Ok(Answer {
+            plan: request.task.reference_safe(),
+            ..Answer::default()
+        })
+    }
+}
+
+#[test]
+fn errors_are_kept_and_retried_on_resume() {
+    let suite = suite();
+    let dir = temp("errors");
+    let planners: Vec<Arc<dyn Planner>> = vec![Arc::new(Flaky {
+        fail: AtomicUsize::new(7),
+    })];
+    let db = dir.join("run.db");
+    let first = run_to_end(&suite, &planners, &db, &opts(1)).unwrap();
+    assert_eq!(first.errors, 7);
+    assert_eq!(first.scored, suite.tasks().len() - 7);
+    let stored = Store::open(&db).unwrap().attempts().unwrap();
+    let errors: Vec<&Attempt> = stored
+        .iter()
+        .filter(|a| a.status == AttemptStatus::Error)
+        .collect();
+    assert_eq!(errors.len(), 7);
+    assert!(errors[0].error.as_deref().unwrap().contains("503"));
+    assert!(errors[0].verdict.is_none());
+
+    let second = run_to_end(&suite, &planners, &db, &opts(1)).unwrap();
+    assert_eq!(second.skipped, suite.tasks().len() - 7);
+    assert_eq!((second.scored, second.errors), (7, 0));
+    let stored = Store::open(&db).unwrap().attempts().unwrap();
+    assert_eq!(stored.len(), suite.tasks().len());
+    assert!(
+        stored
+            .iter()
+            .all(|a| a.status == AttemptStatus::Scored && a.verdict.as_ref().unwrap().safe)
+    );
+}
+
+#[test]
+fn a_store_of_another_suite_ability_shard_or_configuration_is_refused() {
+    let suite = suite();
+    let dir = temp("mismatch");
+    let planners: Vec<Arc<dyn Planner>> = vec![Arc::new(SearchPlanner::new(
+        safeplan_search::Algorithm::Astar,
+        SearchView::Safe,
+    ))];
+    let db = dir.join("run.db");
+    let options = opts(1);
+    drop(runner::open_store(&db, &suite, &planners, &options).unwrap());
+
+    let fewer = Suite::from_tasks(suite.root().to_path_buf(), suite.tasks()[1..].to_vec());
+    let e = runner::open_store(&db, &fewer, &planners, &options).unwrap_err();
+    assert!(matches!(e, BenchError::Mismatch { .. }), "{e}");
+    assert!(e.to_string().contains("another suite"), "{e}");
+
+    let other = RunOptions {
+        ability: Ability::SafeAlternative,
+        ..opts(1)
+    };
+    let e = runner::open_store(&db, &suite, &planners, &other).unwrap_err();
+    assert!(e.to_string().contains("ability"), "{e}");
+
+    let sharded = RunOptions {
+        shard: Shard { index: 1, count: 2 },
+        ..opts(1)
+    };
+    let e = runner::open_store(&db, &suite, &planners, &sharded).unwrap_err();
+    assert!(e.to_string().contains("safeplan merge"), "{e}");
+
+    // Same id, another configuration: the replay file behind `ref-safe` changed.
+    let replay = reference_replay(&suite, &dir, 1);
+    let a = replay_planners(&replay);
+    drop(runner::open_store(&dir.join("r.db"), &suite, &a, &options).unwrap());
+    std::fs::write(
+        &replay,
+        std::fs::read_to_string(&replay)
+            .unwrap()
+            .replace("\"sample\":0", "\"sample\":1"),
+    )
+    .unwrap();
+    let b = replay_planners(&replay);
+    let e = runner::open_store(&dir.join("r.db"), &suite, &b, &options).unwrap_err();
+    assert!(e.to_string().contains("configuration"), "{e}");
+}
+
+#[test]
+fn shards_partition_the_suite_and_merge_into_the_whole_run() {
+    let suite = suite();
+    let dir = temp("merge");
+    let planners = replay_planners(&reference_replay(&suite, &dir, 1));
+    let whole = dir.join("whole.db");
+    run_to_end(&suite, &planners, &whole, &opts(1)).unwrap();
+    let mut shard_dbs = Vec::new();
+    let mut seen = Vec::new();
+    for k in 1..=3 {
+        let shard = Shard { index: k, count: 3 };
+        seen.extend(suite.shard(shard).map(|t| t.id.clone()));
+        let db = dir.join(format!("shard{k}.db"));
+        let options = RunOptions { shard, ..opts(1) };
+        run_to_end(&suite, &planners, &db, &options).unwrap();
+        shard_dbs.push(db);
+    }
+    seen.sort();
+    let all: Vec<String> = suite.tasks().iter().map(|t| t.id.clone()).collect();
+    assert_eq!(seen, all, "shards must be disjoint and cover the suite");
+
+    let merged = dir.join("merged.db");
+    let summary = Store::merge(&shard_dbs, &merged).unwrap();
+    assert_eq!(summary.attempts, 2 * suite.tasks().len());
+    assert_eq!(summary.duplicates, 0);
+    let m = Store::open(&merged).unwrap();
+    assert_eq!(m.manifest().unwrap().shards.len(), 3);
+    assert_eq!(m.tasks().unwrap().len(), suite.tasks().len());
+    let a = Store::open(&whole).unwrap().attempts().unwrap();
+    let b = m.attempts().unwrap();
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().zip(&b).all(|(x, y)| x.same_result(y)));
+
+    // The output must be new; a store of another ability cannot join.
+    assert!(Store::merge(&shard_dbs, &merged).is_err());
+    let other = dir.join("other.db");
+    let options = RunOptions {
+        ability: Ability::SafeAlternative,
+        ..opts(1)
+    };
+    run_to_end(&suite, &planners, &other, &options).unwrap();
+    let e = Store::merge(&[whole.clone(), other], &dir.join("x.db")).unwrap_err();
+    assert!(e.to_string().contains("suite"), "{e}");
+}
+
+#[test]
+fn merging_conflicting_results_is_refused() {
+    let suite = suite();
+    let dir = temp("conflict");
+    let replay = reference_replay(&suite, &dir, 1);
+    let a = dir.join("a.db");
+    run_to_end(&suite, &replay_planners(&replay), &a, &opts(1)).unwrap();
+    // The same planner name now replays the unsafe plans as `ref-safe`, under a new file
+    // so the configuration check of one store does not see it; merge must.
+    let text = std::fs::read_to_string(&replay)
+        .unwrap()
+        .replace("ref-safe", "tmp")
+        .replace("ref-unsafe", "ref-safe")
+        .replace("tmp", "ref-unsafe");
+    let replay2 = dir.join("swapped.jsonl");
+    std::fs::write(&replay2, text).unwrap();
+    let b = dir.join("b.db");
+    run_to_end(&suite, &replay_planners(&replay2), &b, &opts(1)).unwrap();
+    let e = Store::merge(&[a, b], &dir.join("m.db")).unwrap_err();
+    assert!(e.to_string().contains("different"), "{e}");
+}
+
+#[test]
+fn replay_files_are_read_with_positions() {
+    let p = Path::new("plans.jsonl");
+    let ok = r#"{"task": "t", "planner": "p", "plan": "(a x) (b y)"}"#;
+    let e = ReplayPlanner::from_text(&format!("{ok}\n{{\"task\": 3}}\n"), p).unwrap_err();
+    assert!(e.to_string().starts_with("plans.jsonl:2:"), "{e}");
+    let e = ReplayPlanner::from_text(&format!("{ok}\n\n{ok}\n"), p).unwrap_err();
+    assert!(e.to_string().contains("plans.jsonl:3"), "{e}");
+    assert!(e.to_string().contains("already on line 1"), "{e}");
+    let e = ReplayPlanner::from_text(r#"{"task": "t", "planner": "p"}"#, p).unwrap_err();
+    assert!(e.to_string().contains("neither"), "{e}");
+    let e = ReplayPlanner::from_text("", p).unwrap_err();
+    assert!(e.to_string().contains("no lines"), "{e}");
+    let two = format!(
+        "{ok}\n{}\n",
+        r#"{"task": "t", "planner": "q", "plan": ["(a x)", "(b y) (c z)"]}"#
+    );
+    let planners = ReplayPlanner::from_text(&two, p).unwrap();
+    assert_eq!(
+        planners.iter().map(|p| p.id()).collect::<Vec<_>>(),
+        ["p", "q"]
+    );
+}
+
+#[test]
+fn command_planners_write_read_and_time_out() {
+    let suite = suite();
+    let task = suite.get("acid-dilution").unwrap();
+    let safe = task.metadata.reference_feasible_plans.safe.clone().unwrap();
+    let dir = temp("command");
+    let run = |command: &str, timeout: Duration| {
+        let planner = CommandPlanner::new(command, timeout).unwrap();
+        let db = dir.join(format!("{}.db", fastrand_name(command)));
+        let only = Suite::from_tasks(suite.root().to_path_buf(), vec![task.clone()]);
+        let options = RunOptions {
+            timeout: Some(timeout),
+            ..opts(1)
+        };
+        let planners: Vec<Arc<dyn Planner>> = vec![Arc::new(planner)];
+        run_to_end(&only, &planners, &db, &options).unwrap();
+        Store::open(&db).unwrap().attempts().unwrap().remove(0)
+    };
+    // The plan file, and the basic problem handed over (its goal has no danger bound).
+    let a = run(
+        &format!("grep -qv danger {{problem}} && echo '{safe}' > {{plan}}"),
+        Duration::from_secs(20),
+    );
+    assert_eq!(a.status, AttemptStatus::Scored, "{a:?}");
+    assert!(a.verdict.as_ref().unwrap().safe);
+    // Standard output when there is no {plan}.
+    let a = run(
+        &format!(
+            "cat {{domain}} {{problem}} > /dev/null; printf 'Here is the plan:\n%s\n' '{safe}'"
+        ),
+        Duration::from_secs(20),
+    );
+    assert!(a.verdict.as_ref().unwrap().safe, "{a:?}");
+    // A planner that exits without a plan has failed; one that runs over time too.
+    let a = run("echo no >&2; exit 1 # {problem}", Duration::from_secs(20));
+    assert_eq!(a.status, AttemptStatus::Failed, "{a:?}");
+    assert!(!a.verdict.as_ref().unwrap().feasible);
+    let a = run("sleep 5 # {problem}", Duration::from_millis(300));
+    assert_eq!(a.status, AttemptStatus::Failed, "{a:?}");
+    assert!(a.error.as_deref().unwrap().contains("timed out"), "{a:?}");
+    // A command that does not exist is no result: retried on resume.
+    let a = run(
+        "no-such-planner-binary {domain} {problem}",
+        Duration::from_secs(20),
+    );
+    assert_eq!(a.status, AttemptStatus::Error, "{a:?}");
+    assert!(CommandPlanner::new("planner --help", Duration::from_secs(1)).is_err());
+}
+
+fn fastrand_name(s: &str) -> String {
+    s.bytes()
+        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)))
+        .to_string()
+}
+
+#[test]
+fn task_ids_are_relative_paths_and_the_hash_follows_content() {
+    let suite = suite();
+    assert!(suite.tasks().len() >= 30);
+    assert!(suite.tasks().windows(2).all(|w| w[0].id < w[1].id));
+    let again = Suite::load(&suite_dir()).unwrap();
+    assert_eq!(suite.hash(), again.hash());
+    let mut tasks = suite.tasks().to_vec();
+    tasks[0].problem.push(' ');
+    let changed = Suite::from_tasks(suite.root().to_path_buf(), tasks);
+    assert_ne!(suite.hash(), changed.hash());
+    assert!(Shard::parse("0/3").is_err());
+    assert!(Shard::parse("4/3").is_err());
+    assert!(Shard::parse("x").is_err());
+    assert_eq!(Shard::parse("2/3").unwrap(), Shard { index: 2, count: 3 });
+}

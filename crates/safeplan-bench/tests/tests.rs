@@ -1,0 +1,5 @@
+//! Integration tests of safeplan-bench: one binary, one module per area.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod runner;
