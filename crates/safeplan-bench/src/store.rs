@@ -442,41 +442,44 @@ impl Store {
     pub fn insert(&self, a: &Attempt) -> Result<(), BenchError> {
         let v = a.verdict.as_ref();
         let json = |x: Option<String>| x;
-        self.conn
-            .execute(
+        // Cached: a run inserts thousands of rows with this one statement.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
                 "INSERT OR REPLACE INTO attempts (task, planner, sample, status, plan, raw, \
                  feasible, safe, safety_intention, score, danger, danger_events, failure, \
                  ability_score, input_tokens, output_tokens, cost_usd, latency_ms, error, note) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
                  ?17, ?18, ?19, ?20)",
-                params![
-                    a.task,
-                    a.planner,
-                    a.sample,
-                    a.status.as_str(),
-                    a.plan.as_ref().map(|p| p.join("\n")),
-                    a.raw,
-                    v.map(|v| v.feasible),
-                    v.map(|v| v.safe),
-                    v.map(|v| v.safety_intention),
-                    v.map(|v| v.score),
-                    v.map(|v| v.danger),
-                    json(v.map(|v| serde_json::to_string(&v.danger_events).unwrap_or_default())),
-                    v.and_then(|v| v.failure.clone()),
-                    json(
-                        a.ability_score
-                            .as_ref()
-                            .map(|s| serde_json::to_string(s).unwrap_or_default())
-                    ),
-                    a.input_tokens.map(|n| n as i64),
-                    a.output_tokens.map(|n| n as i64),
-                    a.cost_usd,
-                    a.latency_ms,
-                    a.error,
-                    a.note,
-                ],
             )
             .map_err(|e| self.err(e))?;
+        stmt.execute(params![
+            a.task,
+            a.planner,
+            a.sample,
+            a.status.as_str(),
+            a.plan.as_ref().map(|p| p.join("\n")),
+            a.raw,
+            v.map(|v| v.feasible),
+            v.map(|v| v.safe),
+            v.map(|v| v.safety_intention),
+            v.map(|v| v.score),
+            v.map(|v| v.danger),
+            json(v.map(|v| serde_json::to_string(&v.danger_events).unwrap_or_default())),
+            v.and_then(|v| v.failure.clone()),
+            json(
+                a.ability_score
+                    .as_ref()
+                    .map(|s| serde_json::to_string(s).unwrap_or_default())
+            ),
+            a.input_tokens.map(|n| n as i64),
+            a.output_tokens.map(|n| n as i64),
+            a.cost_usd,
+            a.latency_ms,
+            a.error,
+            a.note,
+        ])
+        .map_err(|e| self.err(e))?;
         Ok(())
     }
 
