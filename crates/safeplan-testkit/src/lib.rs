@@ -2,7 +2,7 @@
 //!
 //! - [`data_dir`] finds the shared reference corpora, and makes a missing corpus a failure
 //!   under `CI=true`, so CI can never pass by not looking.
-//! - [`reference`] is a second, independent PDDL interpreter: it walks the AST over sets of
+//! - [`reference`](mod@reference) is a second, independent PDDL interpreter: it walks the AST over sets of
 //!   strings, with none of the engine's compilation, and agrees with VAL on the whole IPC
 //!   corpus by itself. Differential tests compare the engine (and the planner) with it.
 //! - [`gen`] is a proptest strategy for small random tasks and plans that exercise every
@@ -11,6 +11,7 @@
 //! Test code panics on purpose (that is how a test fails), so the workspace's `unwrap`
 //! lint is relaxed here.
 
+#![deny(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod r#gen;
