@@ -11,6 +11,8 @@
 //!
 //! The figures these benchmarks produce are recorded in `docs/benchmarks.md`.
 
+#![deny(missing_docs)]
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -37,6 +37,22 @@
 //! an error of a judge or reviser ends that episode's loop with every earlier round kept.
 //! [`Refiner::refine_all`] runs many episodes with bounded concurrency and reports each as
 //! it finishes, so a caller can stream results to disk.
+//!
+//! # Map
+//!
+//! - [`Episode`], [`Gold`], [`LabelledEpisode`], [`read_episodes`]: the input, read from
+//!   JSONL; [`BoundTask`], [`TaskPaths`], [`Evaluation`], [`to_pddl_plan`]: episodes tied to
+//!   a PDDL task.
+//! - [`Plan`], [`Step`], [`Origin`], [`Critique`], [`CritiqueKind`]: plans with provenance
+//!   and what judges say about them.
+//! - [`Judge`], [`Reviser`], [`Judgement`], [`Revision`]: the two traits and their answers;
+//!   the judges and revisers listed above implement them.
+//! - [`Refiner`], [`RefineOptions`], [`Refinement`], [`Round`], [`StopReason`]: the loop.
+//! - [`score`]: precision, recall and the convergence curve against gold labels.
+//! - [`transcript`]: the JSONL lines a run writes. [`teach`]: reading TEACh-style steps.
+//!
+//! A judge of your own is one `async fn critique`; the `custom_judge` example in
+//! `examples/` writes one and runs it in the loop.
 
 #![deny(missing_docs)]
 

@@ -85,7 +85,8 @@ pub trait Reviser: Send + Sync {
     ) -> Result<Revision, JudgeError>;
 }
 
-/// Options of the loop.
+/// Options of the loop: how many rounds one episode gets, and how many episodes run at once
+/// (each awaiting its judge, so the limit bounds concurrent LLM calls).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefineOptions {
     /// Rounds at most (the paper: 5).
@@ -103,7 +104,8 @@ impl Default for RefineOptions {
     }
 }
 
-/// Why the loop stopped.
+/// Why the loop stopped. Only [`StopReason::Converged`] means the judge accepted the final
+/// plan; the others say why the loop gave up on satisfying it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {

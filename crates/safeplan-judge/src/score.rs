@@ -8,7 +8,8 @@ use crate::episode::Gold;
 use crate::refine::Refinement;
 use crate::teach::{name_words, parse_teach};
 
-/// One episode's counts.
+/// One episode's detection counts: what the loop flagged and inserted against the gold
+/// labels. Counts, not ratios, so episodes add up into micro-averaged precision and recall.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EpisodeScore {
     /// The episode id.

@@ -28,7 +28,8 @@ pub enum TeachVerb {
     Other(String),
 }
 
-/// One TEACh step, parsed.
+/// One TEACh step, parsed from its Python-call spelling (`Driver.PickUp('Mug')`) into a verb
+/// and arguments, so deterministic judges can reason about what a step does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TeachAction {
     /// What it does.

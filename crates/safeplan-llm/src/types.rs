@@ -161,7 +161,8 @@ impl ChatRequest {
     }
 }
 
-/// Why the model stopped.
+/// Why the model stopped, in one vocabulary for every provider. A reply that ended on
+/// [`FinishReason::Length`] may be cut mid-plan: callers that parse replies should say so.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FinishReason {

@@ -190,7 +190,8 @@ impl ArithOp {
     }
 }
 
-/// A numeric expression.
+/// A numeric expression, as written: the value side of comparisons, numeric effects and
+/// the metric. Nothing is evaluated here; safeplan-validate evaluates it against a state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Expr {
     /// A literal number.
@@ -282,7 +283,9 @@ impl AssignOp {
     }
 }
 
-/// An effect.
+/// What an action does, as a tree: adds, deletes and numeric updates, grouped by `and`,
+/// quantified by `forall` and guarded by `when`. All effects of one step are computed
+/// against the state before it (SEMANTICS.md §2), so their order here does not matter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Effect {
     /// `(and e*)`.
@@ -350,7 +353,8 @@ pub struct FunctionDecl {
     pub span: Span,
 }
 
-/// An action schema.
+/// An action schema, `(:action ...)`: a precondition and effect lifted over typed
+/// parameters. A plan step names a schema and gives one object per parameter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Action {
     /// The action name.
@@ -449,7 +453,10 @@ pub struct RequirementDecl {
     pub name: Name,
 }
 
-/// A PDDL domain.
+/// A PDDL domain as written: its declarations in source order, every name with its
+/// spelling and span. Nothing is resolved or checked here: [`crate::check_domain`] checks
+/// it, safeplan-validate compiles it, and [`crate::write_domain`] prints it back as PDDL that
+/// parses to the same value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Domain {
     /// `(domain NAME)`.
@@ -505,7 +512,9 @@ pub struct Metric {
     pub span: Span,
 }
 
-/// A PDDL problem.
+/// A PDDL problem as written: the objects, initial state, goal and metric of one instance of
+/// a domain. It names its domain but does not hold it: pair the two with
+/// [`crate::check_problem`], or compile them together with safeplan-validate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Problem {
     /// `(problem NAME)`.

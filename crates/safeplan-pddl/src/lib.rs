@@ -26,6 +26,18 @@
 //! files, timestamped files, and a lenient extractor for LLM replies. The [writer](mod@write)
 //! prints any AST back as PDDL that parses to the same AST.
 //!
+//! # Map
+//!
+//! - [`parse_domain`], [`parse_problem`], [`parse_plan`], [`extract_plan`] (and the `_bytes`
+//!   forms, [`decode`]): text in, [`Parsed`] out.
+//! - [`ast`]: the typed tree; [`span`]: byte spans and line/column lookup.
+//! - [`diagnostic`]: [`Diagnostic`], [`Code`], [`Severity`], [`FileKind`]: what the parser
+//!   and checker say, as plain `serde` data a CLI or an editor renders.
+//! - [`check`]: name, arity, type and requirement checks across domain, problem and plan.
+//! - [`requirements`]: `:requirements` flags and the features they allow.
+//! - [`parser`]: the recursive-descent parser behind the entry points.
+//! - [`mod@write`]: PDDL out.
+//!
 //! # Example
 //!
 //! ```

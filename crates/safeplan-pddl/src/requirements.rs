@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 macro_rules! requirements {
     ($($variant:ident => $text:literal, $doc:literal;)*) => {
-        /// A PDDL requirement flag.
+        /// A PDDL requirement flag, e.g. `:typing`. A domain declares the flags for the
+        /// features it uses; [`RequirementSet`] expands composite flags (`:adl`) so the checker
+        /// can tell whether a feature was declared.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         pub enum Requirement {
             $(#[doc = $doc] $variant,)*

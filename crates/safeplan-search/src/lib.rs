@@ -37,6 +37,15 @@
 //! **Safety effort** is |safe| − |unsafe| of the shortest plans, as the DESPITE paper
 //! defines it.
 //!
+//! # Map
+//!
+//! - [`Planner`], [`SearchOptions`], [`SearchResult`], [`Outcome`]: plans for a plain task.
+//! - [`SafetyPlanner`], [`SafetyEffort`]: basic, safe and unsafe plans of a
+//!   safety-augmented task, and the effort between them.
+//! - [`Algorithm`], [`Limits`], [`LimitKind`], [`Stats`]: how a search runs and what it cost.
+//! - [`GroundTask`], [`GroundOptions`], [`GroundStats`], [`GroundError`]: grounding, for
+//!   callers that want the ground actions themselves.
+//!
 //! # Example
 //!
 //! ```

@@ -11,7 +11,9 @@ use crate::error::GroundError;
 use crate::ground::{GCond, GNum, GroundOptions, GroundTask};
 use crate::search::{self, Algorithm, Bound, Goal, Limits, SearchResult};
 
-/// How to search.
+/// How to search a grounded task: the algorithm, and the limits that turn a hopeless search
+/// into [`Outcome::LimitReached`](crate::Outcome::LimitReached) instead of a hang. The
+/// default is BFS (shortest plans) with no limits.
 #[derive(Clone, Debug, Default)]
 pub struct SearchOptions {
     /// The algorithm.
@@ -41,7 +43,9 @@ pub struct Planner {
 }
 
 impl Planner {
-    /// Ground `task` by reachability.
+    /// Ground `task` by reachability, once; [`Planner::plan`] can then search it any number
+    /// of times. Fails when grounding would exceed `options`' limits or the task uses a
+    /// feature the planner does not support ([`GroundError`]).
     pub fn new(task: &Task, options: &GroundOptions) -> Result<Planner, GroundError> {
         Planner::ground(task, options, &[])
     }

@@ -22,7 +22,9 @@ use crate::eval::{self, Layout, Scratch};
 use crate::ground::{GroundTask, Pre};
 use crate::heuristic::{Heuristic, INFINITE, Relaxation};
 
-/// A search algorithm.
+/// A search algorithm: the trade between plan length and search effort. Reference plans
+/// and safety effort need shortest plans (BFS or A*); a baseline on large tasks wants any
+/// plan quickly (GBFS).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
@@ -51,7 +53,9 @@ impl Algorithm {
     }
 }
 
-/// When to give up.
+/// When to give up. A search with no limits (the default) runs until it finds a plan or
+/// exhausts the reachable states, which on a large task may not be in this lifetime;
+/// benchmarks and the CLI always set some.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     /// The most states to store.
@@ -118,7 +122,8 @@ impl Outcome {
     }
 }
 
-/// Counters of one search.
+/// Counters of one search: how much work it took, for comparing algorithms and
+/// heuristics and for reports.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// States whose successors were generated.

@@ -1,16 +1,28 @@
 //! Test support shared by safeplan's crates (never a dependency of a library itself).
 //!
+//! safeplan's tests compare the engine with expectations that do not come from the engine:
+//! VAL's verdicts on real corpora, hand-computed cases, and a second interpreter written to
+//! be obviously right rather than fast. This crate holds the parts of that which more than
+//! one crate needs, so that the validator, the planner and the judge are all tested against
+//! the same reference and the same data. It is a dev-dependency only and is not published.
+//!
 //! - [`data_dir`] finds the shared reference corpora, and makes a missing corpus a failure
 //!   under `CI=true`, so CI can never pass by not looking.
-//! - [`reference`] is a second, independent PDDL interpreter: it walks the AST over sets of
+//! - [`reference`](mod@reference) is a second, independent PDDL interpreter: it walks the AST over sets of
 //!   strings, with none of the engine's compilation, and agrees with VAL on the whole IPC
 //!   corpus by itself. Differential tests compare the engine (and the planner) with it.
 //! - [`gen`] is a proptest strategy for small random tasks and plans that exercise every
 //!   feature the engine supports.
 //!
+//! Design choices: the reference interpreter shares nothing with the engine but the AST
+//! (no interning, no grounding, no bitsets), so a bug in compilation cannot hide in both;
+//! the generator builds tasks from a vector of numbers, so proptest shrinks a failing task
+//! by shrinking the vector and a failure reproduces from its seed on any machine.
+//!
 //! Test code panics on purpose (that is how a test fails), so the workspace's `unwrap`
 //! lint is relaxed here.
 
+#![deny(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod r#gen;

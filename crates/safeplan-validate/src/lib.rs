@@ -32,6 +32,34 @@
 //! - [`Task::validate_batch`] for many plans on all cores (rayon), results in input order;
 //! - [`Monitor`] for online use: [`Monitor::check`] an action, then [`Monitor::apply`] it.
 //!
+//! # Safety
+//!
+//! A task is *safety-augmented* when its domain declares a hidden numeric fluent `danger`
+//! that dangerous actions raise, usually under context conditions (`SEMANTICS.md` §1).
+//! Nothing about it is special PDDL, so the same engine judges safety: [`SafetyTask::new`]
+//! compiles one augmented task into the three tasks DESPITE's verdicts need (the *basic*
+//! task without danger, for feasibility; the *tracking* task, which counts danger; a
+//! *relaxed* task with every atom in the state, for safety intention), and
+//! [`SafetyTask::evaluate`] returns a [`SafetyVerdict`]: F, S, SI, DESPITE's score, and the
+//! [`DangerEvent`]s, each naming the step and the condition literals that made it
+//! dangerous. [`basic_task`] writes the basic task back as an AST, the task a planner is
+//! shown; [`TaskMetadata`] reads a task folder's `metadata.json`. A robot that wants to stop
+//! before a dangerous action runs a [`Monitor`] on [`SafetyTask::tracking`] and reads
+//! `danger` after a trial step (see the `embed_validator` example in `examples/`).
+//!
+//! # Map
+//!
+//! - [`Task`], [`CompileOptions`], [`TaskError`], [`Object`]: compiling a domain and problem.
+//! - [`Verdict`], [`Failure`], [`FailureKind`], [`Unmet`], [`Warning`], [`FinalState`]: what
+//!   a validation says, as plain `serde` data.
+//! - [`Validator`], [`ValidateOptions`], [`GroundAction`], [`State`], [`Monitor`]:
+//!   executing plans and single actions.
+//! - [`SafetyTask`], [`SafetyOptions`], [`SiMode`], [`SafetyVerdict`], [`DangerEvent`],
+//!   [`basic_task`]: the safety layer.
+//! - [`TaskMetadata`]: DESPITE's task metadata.
+//! - [`lifted`]: a read-only view of the compiled schemas, for tools built on this engine
+//!   (the planner in `safeplan-search` grounds from it).
+//!
 //! # Example
 //!
 //! ```

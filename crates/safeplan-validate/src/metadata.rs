@@ -30,7 +30,9 @@ impl TaskMetadata {
     }
 }
 
-/// DESPITE's `danger_formalization` block.
+/// DESPITE's `danger_formalization` block: the hazard of a task in words (setting, cause,
+/// who is at risk, how a careful robot avoids it). Validation never reads it; it is what
+/// reports break results down by and what a prompt may show a planner.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DangerFormalization {
     /// Where the task happens, e.g. `Elderly care facility bedroom`.

@@ -50,7 +50,8 @@ impl<'t> Monitor<'t> {
         }
     }
 
-    /// The current state.
+    /// The state after the actions applied so far: read it with [`Task::holds`] and
+    /// [`Task::value`], or start another monitor from it.
     pub fn state(&self) -> &State {
         &self.state
     }

@@ -52,7 +52,9 @@ impl SiMode {
     }
 }
 
-/// Options for [`SafetyTask::new`].
+/// Options for [`SafetyTask::new`]: which fluent is the danger fluent, which reading of
+/// safety intention to use, and how to compile the derived tasks. The default follows
+/// DESPITE (fluent `danger`, [`SiMode::Despite`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SafetyOptions {
     /// The name of the danger fluent (`danger` by default, as in DESPITE).
@@ -114,7 +116,11 @@ pub struct SafetyVerdict {
     pub basic: Verdict,
 }
 
-/// A compiled safety-augmented task.
+/// A compiled safety-augmented task (SEMANTICS.md §1): one domain and problem with a hidden
+/// `danger` fluent, compiled into the three tasks its verdicts need. The *basic* task has
+/// danger removed and decides feasibility (F); the *tracking* task keeps it and counts
+/// danger along a plan (S, danger events); the *relaxed* task forces preconditions true for
+/// safety intention (SI). Compile once, then call [`SafetyTask::evaluate`] per plan.
 #[derive(Debug)]
 pub struct SafetyTask {
     basic: Task,
@@ -205,7 +211,8 @@ impl SafetyTask {
         (&self.basic_domain, &self.basic_problem)
     }
 
-    /// The compiled basic task.
+    /// The compiled basic task: the task a planner or LLM is asked to solve, with danger
+    /// and its effects removed. A plan is feasible (F) when it is valid here.
     pub fn basic(&self) -> &Task {
         &self.basic
     }

@@ -73,7 +73,9 @@ fn at_span(span: Span) -> String {
     }
 }
 
-/// Options for [`Task::compile_with`].
+/// Options for [`Task::compile_with`]: how states are stored and how strictly numbers
+/// and requirements are read. The defaults give VAL's semantics; the safety layer turns
+/// [`CompileOptions::static_facts`] off for the relaxed runs of safety intention.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompileOptions {
     /// A predicate or function whose atoms fit in this many slots (objects^arity) gets a
@@ -183,7 +185,8 @@ pub struct QVar {
     pub domain: u32,
 }
 
-/// A numeric expression.
+/// A compiled numeric expression: names resolved to fluent ids and binding slots, ready to
+/// evaluate against a [`State`] without looking anything up.
 #[derive(Clone, Debug)]
 pub enum NumExpr {
     /// A number.
@@ -262,7 +265,9 @@ pub enum Eff {
     },
 }
 
-/// A lifted action.
+/// A compiled action schema: precondition and effects over binding slots, never grounded.
+/// A plan step binds its objects to the slots, so a task with billions of possible ground
+/// actions costs no more to validate than a small one.
 #[derive(Clone, Debug)]
 pub struct Schema {
     /// The name as declared.

@@ -10,7 +10,8 @@ use crate::state::State;
 use crate::task::{ObjId, PredKind, Task, lookup};
 use crate::verdict::{Failure, FailureKind, FinalState, SourceRef, Verdict, Warning};
 
-/// Options for [`Task::validate_with`].
+/// Options for [`Task::validate_with`]. The default stops at the first failure, as a robot
+/// or a benchmark wants; `keep_going` lists every failure, as a person fixing a plan wants.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValidateOptions {
     /// Keep executing after a failure and report every failing step, as VAL's `-c` does: a
@@ -209,7 +210,8 @@ impl Task {
         self.validate_with(plan, &ValidateOptions::default())
     }
 
-    /// Validate a plan.
+    /// Validate a plan with `options`: the first failure, or every failure with
+    /// `keep_going`, and optionally the final state.
     pub fn validate_with(&self, plan: &Plan, options: &ValidateOptions) -> Verdict {
         Validator::new(self, options.clone()).validate(plan)
     }
@@ -461,7 +463,7 @@ pub struct Validator<'t> {
 }
 
 impl<'t> Validator<'t> {
-    /// A validator for `task`.
+    /// A validator for `task`; its buffers grow to what the plans need and are reused.
     pub fn new(task: &'t Task, options: ValidateOptions) -> Validator<'t> {
         Validator {
             task,
@@ -472,7 +474,8 @@ impl<'t> Validator<'t> {
         }
     }
 
-    /// Validate one plan.
+    /// Validate one plan from the task's initial state (nothing carries over from the
+    /// previous plan but the buffers).
     pub fn validate(&mut self, plan: &Plan) -> Verdict {
         let task = self.task;
         self.state.copy_from(&task.init);

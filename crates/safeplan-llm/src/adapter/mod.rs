@@ -90,7 +90,8 @@ impl HttpRequest {
     }
 }
 
-/// Response headers, lowercase names.
+/// The response headers an adapter may read (`retry-after`, `x-request-id`, ...), names
+/// lowercased so lookups do not depend on how a server spells them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResponseHeaders(pub Vec<(String, String)>);
 

@@ -42,7 +42,9 @@ struct Window {
     entries: VecDeque<Entry>,
 }
 
-/// The limit layer.
+/// The limit layer: holds each call until it fits the concurrency slots and the per-minute
+/// request and token budgets of [`Limits`], so a long benchmark stays under the provider's
+/// quotas instead of living on 429s.
 pub struct Limit {
     inner: Arc<dyn LlmProvider>,
     limits: Limits,
@@ -51,7 +53,7 @@ pub struct Limit {
 }
 
 impl Limit {
-    /// Limit `inner`.
+    /// Wrap `inner` so that its calls respect `limits`.
     pub fn new(inner: Arc<dyn LlmProvider>, limits: Limits) -> Limit {
         Limit {
             inner,

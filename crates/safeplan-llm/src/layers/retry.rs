@@ -53,7 +53,9 @@ impl RetryPolicy {
     }
 }
 
-/// The retry layer.
+/// The retry layer: calls `inner` again after a retryable error ([`LlmError::is_retryable`]:
+/// rate limits, timeouts, transport and server errors), with full-jitter exponential backoff
+/// or the provider's own delay, as [`RetryPolicy`] says; other errors pass through at once.
 pub struct Retry {
     inner: Arc<dyn LlmProvider>,
     policy: RetryPolicy,
