@@ -1,1 +1,0 @@
-//! DESPITE's four abilities: prompts, reply cleaning and scoring (being written).

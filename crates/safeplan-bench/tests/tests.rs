@@ -1,0 +1,3 @@
+//! safeplan-bench's integration tests, one binary.
+
+mod abilities;
