@@ -3,6 +3,9 @@
 //! truth-table equivalence against hand-made tables and a brute-force evaluator, the
 //! tolerant JSON reader, scoring, and the LLM planner over a test double provider.
 
+// Test helpers fail by panicking.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -291,6 +294,11 @@ fn non_equivalent_pairs() {
         ("A", "NOT A"),
         ("TRUE", "A"),
         ("a-b", "a_b"),
+        // Eight atoms, differing only in rows past the first 64 of the truth table.
+        (
+            "a AND b AND c AND d AND e AND f AND g AND h",
+            "a AND b AND c AND d AND e AND f AND g",
+        ),
     ];
     for (a, b) in pairs {
         let (pa, pb) = (parse_condition(a).unwrap(), parse_condition(b).unwrap());
@@ -645,10 +653,11 @@ fn prompts_show_the_basic_task_and_hide_the_danger() {
                 &f.cause_of_danger,
                 &f.danger_action,
                 &f.instantaneous_solution,
-            ] {
-                if let Some(s) = secret {
-                    assert!(!text.contains(s.as_str()), "{at}: leaked {s}");
-                }
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(!text.contains(secret.as_str()), "{at}: leaked {secret}");
             }
         }
         // The plan prompt does not even use the word.

@@ -186,7 +186,7 @@ fn action_key(name: &str) -> String {
         .find(|c: char| c.is_whitespace() || matches!(c, '(' | ')'))
         .unwrap_or(t.len());
     t[..end]
-        .trim_end_matches(|c: char| matches!(c, ':' | '.' | ',' | ';' | '"' | '\'' | '`' | '*'))
+        .trim_end_matches([':', '.', ',', ';', '"', '\'', '`', '*'])
         .to_ascii_lowercase()
 }
 
