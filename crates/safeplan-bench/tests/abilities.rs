@@ -272,6 +272,11 @@ fn equivalent_pairs() {
         ("(and)", "TRUE"),
         ("(or)", "FALSE"),
         (
+            "hot = true AND moving_slow == FALSE",
+            "hot AND NOT moving_slow",
+        ),
+        ("robot_at(kitchen) = False", "NOT (robot_at kitchen)"),
+        (
             "NOT (price_verified price_tag) AND (robot_has price_tag)",
             "(robot_has price_tag) && !price_verified(price_tag)",
         ),

@@ -465,8 +465,8 @@ fn lex(text: &str) -> Vec<Token> {
 /// parentheses for grouping; `TRUE` / `FALSE`; atoms as bare names (`liquid_is_hot`),
 /// in parentheses (`(robot_at kitchen)`, `(liquid_is_hot)`), or as calls
 /// (`robot_at(kitchen)`); PDDL s-expressions (`(and (a) (not (b)))`, `(or ...)`,
-/// `(imply a b)`); a `self.` prefix on names and quotes or backticks around them are
-/// dropped. NOT binds tighter than AND, AND tighter than OR.
+/// `(imply a b)`); a fluent compared with a truth value (`hot = true`, `hot == FALSE`); a
+/// `self.` prefix on names and quotes or backticks around them are dropped. NOT binds tighter than AND, AND tighter than OR.
 ///
 /// Two names side by side outside parentheses are an error (a predicate's arguments go in
 /// parentheses), so prose is refused rather than read as a fluent.
@@ -573,7 +573,24 @@ impl Parser<'_> {
             self.depth -= 1;
             return Ok(Condition::Not(Box::new(inner)));
         }
-        self.primary()
+        let c = self.primary()?;
+        // `hot = true`, `(robot_at kitchen) == FALSE`: a fluent compared with a truth value.
+        if matches!(c, Condition::Atom(_))
+            && matches!(self.peek(), Some(Tok::Word(w)) if w == "=" || w == "==")
+        {
+            match self.toks.get(self.pos + 1).map(|t| &t.tok) {
+                Some(Tok::True) => {
+                    self.pos += 2;
+                    return Ok(c);
+                }
+                Some(Tok::False) => {
+                    self.pos += 2;
+                    return Ok(Condition::Not(Box::new(c)));
+                }
+                _ => {}
+            }
+        }
+        Ok(c)
     }
 
     fn primary(&mut self) -> Result<Condition, String> {
