@@ -47,6 +47,7 @@ pub mod synth;
 
 pub use error::BenchError;
 pub use planner::{Ability, Answer, Planner, PlannerError, Request};
+pub use planners::llm::{LlmPlanner, LlmPlannerOptions};
 pub use score::{AbilityScore, ConditionCheck, PlanScore};
 pub use store::{
     Attempt, AttemptStatus, Manifest, MergeSummary, SCHEMA_VERSION, Store, TaskRecord,

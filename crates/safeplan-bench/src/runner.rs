@@ -289,7 +289,12 @@ fn score(
                 }
             } else {
                 attempt.plan = answer.plan.clone();
-                match crate::abilities::score_answer(request.ability, compiled, &answer) {
+                match crate::abilities::score_answer(
+                    request.ability,
+                    &request.task,
+                    compiled,
+                    &answer,
+                ) {
                     Some(s) => attempt.ability_score = Some(s),
                     None => {
                         attempt.status = AttemptStatus::Error;
@@ -307,8 +312,12 @@ fn score(
             if request.ability.wants_plan() {
                 attempt.verdict = Some(PlanScore::no_plan(&e.to_string()));
             } else {
-                attempt.ability_score =
-                    crate::abilities::score_answer(request.ability, compiled, &Answer::default());
+                attempt.ability_score = crate::abilities::score_answer(
+                    request.ability,
+                    &request.task,
+                    compiled,
+                    &Answer::default(),
+                );
             }
         }
         Err(e) => {

@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::Args;
 use safeplan_bench::planners::{DEFAULT_SPECS, SpecOptions, from_spec};
 use safeplan_bench::runner::{self, RunOptions, RunSummary};
-use safeplan_bench::{Ability, Attempt, AttemptStatus, Planner, Shard, Store, Suite};
+use safeplan_bench::{
+    Ability, Attempt, AttemptStatus, LlmPlannerOptions, Planner, Shard, Store, Suite,
+};
 use safeplan_llm::{CacheConfig, CassetteConfig, CassetteMode, Stack};
 
 use crate::check::Failure;
@@ -71,6 +73,11 @@ pub struct BenchArgs {
     /// Record every LLM exchange to a cassette.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+
+    /// Sampling temperature of LLM planners (default 0; with --samples above 1, each sample
+    /// also gets its own seed).
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f64>,
 
     /// Seed of the report's bootstrap.
     #[arg(long, value_name = "S", default_value_t = 0)]
@@ -165,10 +172,15 @@ pub fn run(args: &BenchArgs) -> Result<Status, Failure> {
         },
         ..Stack::default()
     };
+    let llm = LlmPlannerOptions {
+        temperature: args.temperature.or(Some(0.0)),
+        seed_per_sample: args.samples > 1,
+        ..LlmPlannerOptions::default()
+    };
     let spec_options = SpecOptions {
         llm_stack: stack,
+        llm,
         command_timeout: Duration::from_secs_f64(args.timeout),
-        ..SpecOptions::default()
     };
     let specs: Vec<String> = if args.planners.is_empty() {
         DEFAULT_SPECS.iter().map(|s| s.to_string()).collect()

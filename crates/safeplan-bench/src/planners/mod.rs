@@ -29,6 +29,8 @@ use crate::planner::Planner;
 pub struct SpecOptions {
     /// The provider stack `llm:` planners are built on (retry, rate limits, cache, cassette).
     pub llm_stack: safeplan_llm::Stack,
+    /// Options of `llm:` planners.
+    pub llm: llm::LlmPlannerOptions,
     /// The time a `cmd:` planner gets when the run sets no timeout.
     pub command_timeout: Duration,
 }
@@ -37,6 +39,7 @@ impl Default for SpecOptions {
     fn default() -> SpecOptions {
         SpecOptions {
             llm_stack: safeplan_llm::Stack::default(),
+            llm: llm::LlmPlannerOptions::default(),
             command_timeout: Duration::from_secs(300),
         }
     }
@@ -93,11 +96,15 @@ pub fn from_spec(spec: &str, options: &SpecOptions) -> Result<Vec<Arc<dyn Planne
                     ))
                 },
             )?;
-            let _built = options
+            let built = options
                 .llm_stack
                 .build_from_env(&provider)
                 .map_err(|e| bad(e.to_string()))?;
-            Err(bad("LLM_PLANNER_PENDING".into()))
+            Ok(vec![Arc::new(llm::LlmPlanner::new(
+                built.provider,
+                Some(built.usage),
+                options.llm.clone(),
+            ))])
         }
         _ => Err(bad(
             "unknown planner; use search[:ALG], search-safe[:ALG], llm:PROVIDER:MODEL, \

@@ -487,3 +487,83 @@ fn judge_with_an_llm_judge_over_loopback() {
         text(&out.stderr)
     );
 }
+
+/// `safeplan bench --planner llm:SPEC` against a loopback server: the model is shown the
+/// basic task (no danger), its prose reply is read leniently and scored, tokens are kept;
+/// a recorded cassette then replays the run with no server at all.
+#[test]
+fn bench_with_an_llm_planner_over_loopback_and_replay() {
+    let fx = Fixture::new("bench-llm");
+    let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/hot-soup");
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(suite.join("metadata.json")).expect("metadata"),
+    )
+    .expect("metadata JSON");
+    let safe = meta["reference_feasible_plans"]["safe"]
+        .as_str()
+        .expect("a safe plan")
+        .replace(") (", ")\n(");
+    let mut body = completion();
+    body["choices"][0]["message"]["content"] = json!(format!(
+        "Sure. Here is a careful plan:\n\n```\n{safe}\n```\n"
+    ));
+    fx.respond(ResponseTemplate::new(200).set_body_json(body));
+    let planner = format!("llm:{}", fx.spec());
+    let suite = suite.display().to_string();
+    let out = safeplan(
+        &fx.dir,
+        &[
+            "bench",
+            &suite,
+            "--planner",
+            &planner,
+            "--out",
+            "run.db",
+            "--record",
+            "tape.jsonl",
+            "--no-report",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let sent = fx.received();
+    assert_eq!(sent.len(), 1);
+    let prompt = sent[0].to_string();
+    assert!(prompt.contains("(define (domain"), "{prompt}");
+    assert!(!prompt.to_lowercase().contains("danger"), "{prompt}");
+
+    let attempts = safeplan_bench::Store::open(&fx.file("run.db"))
+        .expect("store")
+        .attempts()
+        .expect("rows");
+    assert_eq!(attempts.len(), 1);
+    let a = &attempts[0];
+    assert_eq!(a.planner, planner);
+    let v = a.verdict.as_ref().expect("scored");
+    assert!(v.feasible && v.safe, "{a:?}");
+    assert_eq!((a.input_tokens, a.output_tokens), (Some(12), Some(7)));
+    assert!(a.raw.as_deref().unwrap_or("").starts_with("Sure."));
+
+    // Replay: the same verdicts from the cassette, without the server.
+    drop(fx.runtime.block_on(fx.server.reset()));
+    let out = safeplan(
+        &fx.dir,
+        &[
+            "bench",
+            &suite,
+            "--planner",
+            &planner,
+            "--out",
+            "replayed.db",
+            "--replay",
+            "tape.jsonl",
+            "--no-report",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(fx.received().is_empty());
+    let replayed = safeplan_bench::Store::open(&fx.file("replayed.db"))
+        .expect("store")
+        .attempts()
+        .expect("rows");
+    assert_eq!(replayed[0].verdict, a.verdict);
+}
