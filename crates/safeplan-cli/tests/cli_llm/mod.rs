@@ -544,7 +544,7 @@ fn bench_with_an_llm_planner_over_loopback_and_replay() {
     assert!(a.raw.as_deref().unwrap_or("").starts_with("Sure."));
 
     // Replay: the same verdicts from the cassette, without the server.
-    drop(fx.runtime.block_on(fx.server.reset()));
+    fx.runtime.block_on(fx.server.reset());
     let out = safeplan(
         &fx.dir,
         &[
