@@ -10,11 +10,13 @@
 //! | `embed_validator` | a robot control loop that checks each action with the runtime [`Monitor`](safeplan_validate::Monitor) before executing it, refuses the step that would raise the danger fluent, says why, and carries on with the safe alternative | `safeplan-pddl`, `safeplan-validate` (no async, no network) |
 //! | `custom_provider` | an implementation of [`LlmProvider`](safeplan_llm::LlmProvider) for a local toy model, wrapped in the standard retry and usage layers with [`Stack::build_on`](safeplan_llm::Stack::build_on) | `safeplan-llm`, `tokio` |
 //! | `custom_judge` | an implementation of [`Judge`](safeplan_judge::Judge) run in the [`Refiner`](safeplan_judge::Refiner) loop with [`ApplyCritiques`](safeplan_judge::ApplyCritiques) | `safeplan-judge`, `tokio` |
+//! | `benchmark_planners` | two planners run on the built-in suite into a resumable results store, and DESPITE's rates with bootstrap intervals computed from it | `safeplan-bench`, `safeplan-metrics`, `tokio` |
 //!
 //! ```text
 //! cargo run -q -p safeplan-examples --example embed_validator
 //! cargo run -q -p safeplan-examples --example custom_provider
 //! cargo run -q -p safeplan-examples --example custom_judge
+//! cargo run -q -p safeplan-examples --example benchmark_planners
 //! ```
 //!
 //! The examples use no network and no keys, run in well under a second once built, and are
