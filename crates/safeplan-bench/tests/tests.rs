@@ -1,0 +1,3 @@
+//! Integration tests of safeplan-bench, one module per area.
+
+mod synth;
