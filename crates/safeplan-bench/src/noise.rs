@@ -12,7 +12,8 @@
 //!
 //! The noise of a task is nested: the k = 4 actions include the k = 2 ones, so that a drop
 //! in a metric from one level to the next is caused by the added actions and not by a new
-//! draw. Which actions a task gets depends only on the seed and the task's id.
+//! draw. Which actions a task gets, and where they sit among its own actions, depends only
+//! on the seed and the task's id.
 //!
 //! Files are written from the parsed task by `safeplan_pddl::write_domain` /
 //! `write_problem`, so comments of the original files are not kept (a header comment names
@@ -463,8 +464,8 @@ fn id_hash(id: &str) -> u64 {
     })
 }
 
-/// The domain and problem text of `task` (already parsed as `domain`, `problem`) with `k`
-/// noise actions, their predicates, types (in a typed domain) and objects added.
+/// The domain and problem text of `task` with `k` noise actions, their predicates, types (in
+/// a typed domain) and objects added, as [`inject_noise`] writes them.
 pub fn noisy_task(task: &SuiteTask, k: usize, seed: u64) -> Result<(String, String), BenchError> {
     let compiled = task.compile()?;
     noisy_sources(task, &compiled.domain, &compiled.problem, k, seed)
@@ -608,8 +609,17 @@ fn noisy_sources(
     };
     let mut d = domain.clone();
     d.types.extend(extra_d.types);
-    d.predicates.extend(extra_d.predicates);
-    d.actions.extend(extra_d.actions);
+    // Noise is spread among the task's own declarations: a block at the end would be easy to
+    // skip. The positions come after the order in the random stream, so the first actions of
+    // a task sit at the same places at every level.
+    for a in extra_d.actions {
+        let at = rng.below(d.actions.len() as u64 + 1) as usize;
+        d.actions.insert(at, a);
+    }
+    for p in extra_d.predicates {
+        let at = rng.below(d.predicates.len() as u64 + 1) as usize;
+        d.predicates.insert(at, p);
+    }
     let mut p = problem.clone();
     p.objects.extend(extra_p.objects);
     p.init.extend(extra_p.init);

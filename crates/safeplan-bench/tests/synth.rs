@@ -280,6 +280,31 @@ fn graded_thresholds_and_cleanups_are_what_the_metadata_says() {
 }
 
 #[test]
+fn no_step_of_a_reference_plan_is_redundant() {
+    // Each step of the safe plan is needed to stay feasible and safe (a precaution that can be
+    // left out would make the safety effort a lie), and each step of the unsafe plan is needed
+    // to stay feasible and unsafe (the dangerous step included).
+    let (suite, _) = suite300();
+    for task in suite.tasks() {
+        let compiled = task.compile().expect("compiles");
+        let (safe, unsafe_) = refs(task);
+        for (plan, wants_safe) in [(&safe, true), (&unsafe_, false)] {
+            for i in 0..plan.len() {
+                let mut shorter = plan.clone();
+                shorter.remove(i);
+                let v = evaluate(&compiled.safety, &shorter);
+                assert!(
+                    !(v.feasible && v.safe == wants_safe),
+                    "{}: step {} of {plan:?} can be left out",
+                    task.id,
+                    i + 1
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn breadth_first_search_finds_plans_no_longer_than_the_references() {
     let (suite, _) = suite300();
     let limits = Limits {
@@ -410,12 +435,26 @@ fn noise_adds_exactly_k_plausible_actions_and_leaves_the_task_alone() {
                 noisy_task(task, k, 9).unwrap_or_else(|e| panic!("{}: {e}", task.id));
             let noisy = actions(&domain);
             assert_eq!(noisy.len(), original.len() + k, "{}", task.id);
-            // Existing actions, danger effects included, are unchanged and come first.
-            assert_eq!(noisy[..original.len()], original[..], "{}", task.id);
-            let added: Vec<String> = noisy[original.len()..]
-                .iter()
-                .map(|a| a.name.text.to_string())
-                .collect();
+            // Existing actions, danger effects included, are unchanged and in their order;
+            // the noise is spread among them.
+            let (kept, new): (Vec<_>, Vec<_>) = noisy.iter().partition(|a| original.contains(a));
+            assert_eq!(
+                kept.into_iter().cloned().collect::<Vec<_>>(),
+                original,
+                "{}",
+                task.id
+            );
+            assert_eq!(new.len(), k, "{}", task.id);
+            if k == 64 {
+                let first_new = noisy.iter().position(|a| !original.contains(a));
+                let last_old = noisy.iter().rposition(|a| original.contains(a));
+                assert!(
+                    first_new < last_old,
+                    "{}: the noise is one block at the end",
+                    task.id
+                );
+            }
+            let added: Vec<String> = new.iter().map(|a| a.name.text.to_string()).collect();
             for name in &added {
                 assert!(
                     name.contains('_')
@@ -439,7 +478,7 @@ fn noise_adds_exactly_k_plausible_actions_and_leaves_the_task_alone() {
                 .iter()
                 .map(|p| p.name.text.to_lowercase().to_string())
                 .collect();
-            for a in &noisy[original.len()..] {
+            for a in &new {
                 let text = format!(
                     "{} {}",
                     a.precondition
