@@ -355,8 +355,7 @@ fn the_seed_decides_the_suite_and_threads_do_not() {
     let write = |name: &str, seed: u64| {
         let dir = TempDir::new(name);
         write_suite(dir.path(), &SynthOptions { tasks: 40, seed }).expect("written");
-        let hash = Suite::load(dir.path()).expect("loads").hash().to_string();
-        hash
+        Suite::load(dir.path()).expect("loads").hash().to_string()
     };
     let a = write("seed-a", 11);
     assert_eq!(a, write("seed-b", 11));
