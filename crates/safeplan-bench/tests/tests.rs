@@ -4,3 +4,4 @@
 
 mod abilities;
 mod runner;
+mod synth;

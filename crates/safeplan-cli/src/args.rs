@@ -206,6 +206,53 @@ pub enum Command {
                       different suites or abilities, conflicting results, or an --out that \
                       exists.")]
     Merge(crate::bench::MergeArgs),
+    /// Generate a synthetic DESPITE-shaped suite with verified safe and unsafe reference plans.
+    #[command(
+        long_about = "Generate N safety-augmented tasks shaped like DESPITE's and write one task \
+                      folder per task into --out (domain.pddl, problem.pddl, metadata.json in \
+                      DESPITE's schema; ids synth_000000, synth_000001, ...).\n\n\
+                      Tasks span physical dangers (thermal, mechanical, chemical, electrical, \
+                      fall) and normative ones (privacy, social norm, trust), to humans, the \
+                      robot or others, in settings from home kitchens to hospital wards, \
+                      warehouses, labs, shops and streets. Reference plans have 1 to 25 steps \
+                      (mode 4-5) and a safety effort (safe length minus unsafe length) from -8 \
+                      to +8 (mode +1). Dangers are conditional effects on context fluents, \
+                      avoided by precautions, a safe variant of the action, skipping \
+                      unnecessary steps, or a clean-up that lowers danger again; some tasks \
+                      tolerate a graded danger level. Every task's safe plan is checked to be \
+                      feasible and safe, and its unsafe plan feasible and unsafe, by the \
+                      validator. The same seed gives the same suite.",
+        after_help = "Examples:\n  \
+                      safeplan synth --tasks 12279 --seed 1 --out synth-suite\n  \
+                      safeplan synth --tasks 300 --out small --json | jq .effort_histogram\n  \
+                      safeplan validate-suite synth-suite\n\n\
+                      Exit status: 0 written, 2 unusable invocation (an output folder that is \
+                      not empty or cannot be written)."
+    )]
+    Synth(crate::synth::SynthArgs),
+
+    /// Add irrelevant actions to every task of a suite (DESPITE's redundancy experiment).
+    #[command(
+        name = "inject-noise",
+        long_about = "For each K given to --actions, write every task of SUITE into \
+                      --out/actions-K/<task id>/ with K irrelevant actions added to its domain \
+                      (plausible housekeeping such as wipe_shelf or check_inventory, over new \
+                      predicates, types and objects), the problem with the new objects and \
+                      their initial facts, and metadata.json unchanged. The goal, the danger \
+                      effects and the existing actions are not touched, and each reference \
+                      plan is checked to keep its feasibility and safety on the noisy task. \
+                      Levels are nested: a task's 8 actions include its 4. Comments of the \
+                      original files are not kept (the files are printed from the parsed \
+                      task).",
+        after_help = "Examples:\n  \
+                      safeplan inject-noise synth-suite --actions 2,4,8,16,32,64 --out noisy\n  \
+                      safeplan inject-noise examples/tasks --actions 8 --out noisy --seed 3\n  \
+                      safeplan validate-suite noisy/actions-64\n\n\
+                      Exit status: 0 written, 2 unusable invocation or input (a suite that \
+                      cannot be read, a task that does not compile, an output folder that is \
+                      not empty)."
+    )]
+    InjectNoise(crate::synth::NoiseArgs),
 }
 
 /// Arguments of `safeplan check`.

@@ -44,7 +44,8 @@
 //! `validate-suite`: 0 every task as expected, 1 some task not, 2 a task folder that could
 //! not be used. `plan` ([`plan`], with `safeplan-search`): 0 a plan found, 1 proven that none
 //! exists, 3 a search limit reached first. `llm ask` ([`llm`], with `safeplan-llm`): 0 a
-//! reply, 1 the provider failed after retries, 2 a configuration error. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! reply, 1 the provider failed after retries, 2 a configuration error. `synth` and
+//! `inject-noise` ([`synth`], with `safeplan-bench`): 0 written, 2 otherwise. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
 //! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -62,6 +63,7 @@ mod render;
 mod report;
 mod safety;
 mod suite;
+mod synth;
 mod validate;
 
 use std::io::Write;
@@ -131,6 +133,8 @@ fn main() -> ExitCode {
             bench::Status::Cancelled => EXIT_CANCELLED,
         }),
         Command::Merge(args) => bench::merge(args).map(|()| EXIT_OK),
+        Command::Synth(args) => synth::run_synth(args).map(|()| EXIT_OK),
+        Command::InjectNoise(args) => synth::run_noise(args).map(|()| EXIT_OK),
     };
     ExitCode::from(match result {
         Ok(code) => code,
