@@ -44,7 +44,8 @@
 //! `validate-suite`: 0 every task as expected, 1 some task not, 2 a task folder that could
 //! not be used. `plan` ([`plan`], with `safeplan-search`): 0 a plan found, 1 proven that none
 //! exists, 3 a search limit reached first. `llm ask` ([`llm`], with `safeplan-llm`): 0 a
-//! reply, 1 the provider failed after retries, 2 a configuration error. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! reply, 1 the provider failed after retries, 2 a configuration error. `report`
+//! ([`bench_report`], with `safeplan-bench`): 0 written, 2 unusable input. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
 //! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -53,6 +54,7 @@
 
 mod args;
 mod basic;
+mod bench_report;
 mod check;
 mod judge;
 mod llm;
@@ -122,6 +124,7 @@ fn main() -> ExitCode {
             judge::Status::Done => EXIT_OK,
             judge::Status::SomeFailed => EXIT_ERRORS,
         }),
+        Command::Report(args) => bench_report::run(args).map(|()| EXIT_OK),
     };
     ExitCode::from(match result {
         Ok(code) => code,

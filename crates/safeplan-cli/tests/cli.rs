@@ -17,6 +17,9 @@ mod cli_plan;
 #[path = "cli_judge/mod.rs"]
 mod cli_judge;
 
+#[path = "cli_report/mod.rs"]
+mod cli_report;
+
 const DOMAIN: &str = "\
 (define (domain d)
   (:requirements :strips)

@@ -1,0 +1,3 @@
+//! Integration tests of safeplan-bench, one binary for the crate.
+
+mod report;
