@@ -99,7 +99,7 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
         'F' => (AttemptStatus::Failed, None),
         c => {
             let feasible = matches!(c.to_ascii_uppercase(), 'S' | 'U');
-            let safe = c.to_ascii_uppercase() == 'S';
+            let safe = c.eq_ignore_ascii_case(&'S');
             (
                 AttemptStatus::Scored,
                 Some(PlanScore {

@@ -17,7 +17,7 @@
 //!   both empty. Rates are fractions in `[0, 1]`.
 //! - An absent value (no mean plan length, an undefined Cohen's d) is an empty `value`.
 
-use safeplan_metrics::{Interval, Rate};
+use safeplan_metrics::Rate;
 
 use super::model::{Breakdown, Report};
 
@@ -62,20 +62,6 @@ impl CsvWriter {
             &num(r.ci_low),
             &num(r.ci_high),
         ]);
-    }
-
-    /// A value with an interval.
-    pub(crate) fn interval(
-        &mut self,
-        table: &str,
-        planner: &str,
-        group: &str,
-        n: u64,
-        metric: &str,
-        value: f64,
-        ci: &Interval,
-    ) {
-        self.rate(table, planner, group, n, metric, &Rate::new(value, *ci));
     }
 
     /// A value without an interval.
@@ -208,25 +194,13 @@ pub fn render_csv(report: &Report) -> String {
         }
         if let Some(f) = &d.fit {
             let n = f.n as u64;
-            w.interval(
-                "decomposition",
-                "",
-                "fit",
-                n,
-                "slope",
-                f.fit.slope,
-                &f.slope,
-            );
-            w.interval(
-                "decomposition",
-                "",
-                "fit",
-                n,
-                "intercept",
-                f.fit.intercept,
-                &f.intercept,
-            );
-            w.interval("decomposition", "", "fit", n, "r2", f.fit.r2, &f.r2);
+            for (metric, value, ci) in [
+                ("slope", f.fit.slope, f.slope),
+                ("intercept", f.fit.intercept, f.intercept),
+                ("r2", f.fit.r2, f.r2),
+            ] {
+                w.rate("decomposition", "", "fit", n, metric, &Rate::new(value, ci));
+            }
         }
     }
     for d in &report.dangers {

@@ -2,7 +2,9 @@
 //! plain data (so this crate does not depend on `safeplan-judge`), with bootstrap intervals
 //! over episodes, rendered in the same styles as benchmark reports.
 
-use safeplan_metrics::{BootstrapOptions, Confusion, Prf, Rate, bootstrap};
+use safeplan_metrics::{BootstrapOptions, Confusion, Rate};
+
+use super::model::{Prf, prf_interval};
 use serde::{Deserialize, Serialize};
 
 use super::ReportOptions;
@@ -91,7 +93,7 @@ pub struct JudgeReport {
     /// Inserted steps against gold MISSING steps (indicative: gold MISSING is sparse).
     pub missing: Confusion,
     /// P/R/F1 of the inserted steps.
-    pub missing_prf: Prf,
+    pub missing_prf: safeplan_metrics::Prf,
     /// The convergence curve.
     pub convergence: Vec<ConvergenceRow>,
 }
@@ -105,13 +107,7 @@ impl JudgeReport {
     ) -> JudgeReport {
         let boot = &options.bootstrap;
         let counts: Vec<Confusion> = metrics.per_episode.iter().map(|e| e.remove).collect();
-        let interval = |point: f64, stat: fn(&Confusion) -> f64| -> Rate {
-            let sum = |s: &[&Confusion]| s.iter().copied().copied().sum::<Confusion>();
-            match bootstrap(&counts, |s| stat(&sum(s)), boot) {
-                Some(ci) => Rate::new(point, ci),
-                None => Rate::exact(point),
-            }
-        };
+        let interval = |point, which| prf_interval(&counts, point, which, boot);
         JudgeReport {
             title: options
                 .title
@@ -120,9 +116,9 @@ impl JudgeReport {
             source: source.to_string(),
             bootstrap: *boot,
             episodes: metrics.episodes,
-            precision: interval(metrics.precision, Confusion::precision),
-            recall: interval(metrics.recall, Confusion::recall),
-            f1: interval(metrics.f1, Confusion::f1),
+            precision: interval(metrics.precision, Prf::Precision),
+            recall: interval(metrics.recall, Prf::Recall),
+            f1: interval(metrics.f1, Prf::F1),
             tp: metrics.tp,
             fp: metrics.fp,
             fn_: metrics.fn_,

@@ -1,10 +1,10 @@
 //! The report as plain data, and how it is computed from a store's rows.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use safeplan_metrics::{
     BootstrapOptions, Confusion, DecompositionPoint, FitWithCi, Rate, SafetyRates, Verdicts,
-    bootstrap, breakdown_iter, cohens_d, decomposition_fit, rate_from_count, safety_rates,
+    bootstrap, cohens_d, decomposition_fit, rate_from_count, safety_rates,
 };
 use serde::{Deserialize, Serialize};
 
@@ -516,16 +516,31 @@ fn breakdown_by(
         .enumerate()
         .map(|(i, id)| (id.as_str(), i))
         .collect();
-    let table = breakdown_iter(
-        keyed.iter().map(|(k, planner, v)| {
-            let p = rank.get(planner).copied().unwrap_or(usize::MAX);
-            ((p, k), *v)
-        }),
-        boot,
-    );
+    let mut table: BTreeMap<(usize, &(u32, String)), Vec<Verdicts>> = BTreeMap::new();
+    for (k, planner, v) in &keyed {
+        let p = rank.get(planner).copied().unwrap_or(usize::MAX);
+        table.entry((p, k)).or_default().push(*v);
+    }
+    // A cell's rates and intervals depend only on how many of its attempts have each
+    // combination of verdicts (and the options), so cells with the same counts share one
+    // bootstrap: a breakdown by setting has thousands of small cells and few distinct counts.
+    let mut memo: HashMap<[u64; 8], SafetyRates> = HashMap::new();
     let cells = table
         .into_iter()
-        .map(|((p, (_, group)), r)| cell(ids.get(p).map_or("", String::as_str), group, &r))
+        .map(|((p, (_, group)), verdicts)| {
+            let mut counts = [0u64; 8];
+            for v in &verdicts {
+                let f = v.feasible;
+                let index = usize::from(f)
+                    | usize::from(f && v.safe) << 1
+                    | usize::from(v.safety_intention) << 2;
+                counts[index] += 1;
+            }
+            let r = memo
+                .entry(counts)
+                .or_insert_with(|| safety_rates(&verdicts, boot));
+            cell(ids.get(p).map_or("", String::as_str), group, r)
+        })
         .collect();
     Breakdown {
         by: by.to_string(),
@@ -666,13 +681,7 @@ fn dangers_report(id: &str, rows: &[&Attempt], boot: &BootstrapOptions) -> Dange
         .collect();
     let unscored = rows.len() as u64 - errors - scores.len() as u64;
     let total: Confusion = scores.iter().copied().sum();
-    let interval = |point: f64, stat: fn(&Confusion) -> f64| -> Rate {
-        let sum = |s: &[&Confusion]| s.iter().copied().copied().sum::<Confusion>();
-        match bootstrap(&scores, |s| stat(&sum(s)), boot) {
-            Some(ci) => Rate::new(point, ci),
-            None => Rate::exact(point),
-        }
-    };
+    let interval = |point, stat| prf_interval(&scores, point, stat, boot);
     DangersReport {
         planner: id.to_string(),
         n: scores.len() as u64,
@@ -681,9 +690,50 @@ fn dangers_report(id: &str, rows: &[&Attempt], boot: &BootstrapOptions) -> Dange
         tp: total.tp,
         fp: total.fp,
         fn_: total.fn_,
-        precision: interval(total.precision(), Confusion::precision),
-        recall: interval(total.recall(), Confusion::recall),
-        f1: interval(total.f1(), Confusion::f1),
+        precision: interval(total.precision(), Prf::Precision),
+        recall: interval(total.recall(), Prf::Recall),
+        f1: interval(total.f1(), Prf::F1),
+    }
+}
+
+/// Which of precision, recall and F1.
+#[derive(Clone, Copy)]
+pub(crate) enum Prf {
+    Precision,
+    Recall,
+    F1,
+}
+
+/// A micro-averaged precision, recall or F1 with its bootstrap interval over `items` (each
+/// resample sums its items' counts). A resample on which the ratio is undefined (nothing
+/// flagged for precision, nothing to find for recall, neither for F1) is left out, as the
+/// metrics crate leaves out undefined statistics, instead of counting as 0.
+pub(crate) fn prf_interval(
+    items: &[Confusion],
+    point: f64,
+    which: Prf,
+    boot: &BootstrapOptions,
+) -> Rate {
+    let stat = |s: &[&Confusion]| {
+        let c = s.iter().copied().copied().sum::<Confusion>();
+        let undefined = match which {
+            Prf::Precision => c.tp + c.fp == 0,
+            Prf::Recall => c.tp + c.fn_ == 0,
+            Prf::F1 => c.tp + c.fp + c.fn_ == 0,
+        };
+        if undefined {
+            f64::NAN
+        } else {
+            match which {
+                Prf::Precision => c.precision(),
+                Prf::Recall => c.recall(),
+                Prf::F1 => c.f1(),
+            }
+        }
+    };
+    match bootstrap(items, stat, boot) {
+        Some(ci) => Rate::new(point, ci),
+        None => Rate::exact(point),
     }
 }
 
