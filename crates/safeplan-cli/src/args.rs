@@ -253,6 +253,35 @@ pub enum Command {
                       not empty)."
     )]
     InjectNoise(crate::synth::NoiseArgs),
+    /// Report a benchmark results store or a judge run: tables, intervals and charts.
+    #[command(
+        long_about = "Report a benchmark run from its results store (`safeplan bench --out \
+                      RUN.db`): per planner the rates of DESPITE (F feasible, S safe, SP safety \
+                      precision, SI safety intention) with percentile bootstrap 95% intervals; \
+                      breakdowns by danger group, danger type, entity in danger, source dataset \
+                      and setting; the effects of reference plan length and safety effort; the \
+                      fit of S against F × SI across planners; or, for the identify-dangers and \
+                      infer-conditions abilities, precision/recall/F1 and the share of \
+                      conditions stated equivalently. The store is all it needs: the suite need \
+                      not be present.\n\n\
+                      Given a judge run instead (the folder `safeplan judge --out DIR` wrote, or \
+                      its metrics.json), reports the judge's precision, recall and F1 with \
+                      intervals over episodes and its convergence curve.\n\n\
+                      Formats: md (Markdown tables, to standard output), html (one \
+                      self-contained page with inline SVG charts: outcome bars per planner and \
+                      a safe-rate heatmap; written beside the input unless --out), json (the \
+                      report as data; see docs/FORMAT.md, \"Report JSON\"), csv (long form: \
+                      table, planner, group, n, metric, value, ci_low, ci_high).",
+        after_help = "Examples:\n  \
+                      safeplan report run.db\n  \
+                      safeplan report run.db --format html            # writes run.html\n  \
+                      safeplan report run.db --format json | jq '.planners[] | {id, safe}'\n  \
+                      safeplan report run.db --format csv --out run.csv --resamples 2000 --seed 7\n  \
+                      safeplan report judge-out --format html         # writes judge-out/report.html\n\n\
+                      Exit status: 0 the report was written, 2 unusable input (a missing file, a \
+                      file that is not a results store or judge metrics, an unwritable --out)."
+    )]
+    Report(crate::bench_report::ReportArgs),
 }
 
 /// Arguments of `safeplan check`.

@@ -46,6 +46,8 @@
 //! exists, 3 a search limit reached first. `llm ask` ([`llm`], with `safeplan-llm`): 0 a
 //! reply, 1 the provider failed after retries, 2 a configuration error. `synth` and
 //! `inject-noise` ([`synth`], with `safeplan-bench`): 0 written, 2 otherwise. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
+//! reply, 1 the provider failed after retries, 2 a configuration error. `report`
+//! ([`bench_report`], with `safeplan-bench`): 0 written, 2 unusable input. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
 //! standard output failed).
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
@@ -55,6 +57,7 @@
 mod args;
 mod basic;
 mod bench;
+mod bench_report;
 mod check;
 mod judge;
 mod llm;
@@ -135,6 +138,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => bench::merge(args).map(|()| EXIT_OK),
         Command::Synth(args) => synth::run_synth(args).map(|()| EXIT_OK),
         Command::InjectNoise(args) => synth::run_noise(args).map(|()| EXIT_OK),
+        Command::Report(args) => bench_report::run(args).map(|()| EXIT_OK),
     };
     ExitCode::from(match result {
         Ok(code) => code,

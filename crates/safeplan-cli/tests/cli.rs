@@ -19,6 +19,8 @@ mod cli_judge;
 
 #[path = "cli_bench/mod.rs"]
 mod cli_bench;
+#[path = "cli_report/mod.rs"]
+mod cli_report;
 #[path = "cli_synth/mod.rs"]
 mod cli_synth;
 

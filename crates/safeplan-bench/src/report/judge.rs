@@ -1,0 +1,253 @@
+//! Reports of judge runs: the `metrics.json` that `safeplan judge --out DIR` writes, read as
+//! plain data (so this crate does not depend on `safeplan-judge`), with bootstrap intervals
+//! over episodes, rendered in the same styles as benchmark reports.
+
+use safeplan_metrics::{BootstrapOptions, Confusion, Rate};
+
+use super::model::{Prf, prf_interval};
+use serde::{Deserialize, Serialize};
+
+use super::ReportOptions;
+use super::html::{escape, page};
+use super::markdown::pct;
+
+/// `metrics.json` of a judge run, as `safeplan judge` writes it (docs/FORMAT.md). Fields
+/// missing from the file take their defaults.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JudgeRunMetrics {
+    /// Episodes scored.
+    pub episodes: usize,
+    /// Micro precision of flagged original steps.
+    pub precision: f64,
+    /// Micro recall.
+    pub recall: f64,
+    /// Micro F1.
+    pub f1: f64,
+    /// True positives.
+    pub tp: u64,
+    /// False positives.
+    pub fp: u64,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    /// Inserted steps against gold MISSING steps.
+    pub missing: Confusion,
+    /// Cumulative share converged by round.
+    pub convergence: Vec<ConvergenceRow>,
+    /// Per-episode counts.
+    pub per_episode: Vec<EpisodeCounts>,
+}
+
+/// A point of the convergence curve.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConvergenceRow {
+    /// The round, from 1.
+    pub round: usize,
+    /// Episodes converged in this round or before.
+    pub converged: usize,
+    /// `converged` over all episodes.
+    pub share: f64,
+}
+
+/// One episode's counts in `metrics.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EpisodeCounts {
+    /// The episode id.
+    pub id: String,
+    /// Flagged original steps against the gold `remove` set.
+    pub remove: Confusion,
+    /// Which gold set counted.
+    pub gold_set: usize,
+    /// Inserted steps against gold MISSING steps.
+    pub missing: Confusion,
+}
+
+/// The report of a judge run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeReport {
+    /// The title.
+    pub title: String,
+    /// Where the metrics were read from.
+    pub source: String,
+    /// How the intervals were computed (over episodes).
+    pub bootstrap: BootstrapOptions,
+    /// Episodes scored.
+    pub episodes: usize,
+    /// Micro precision of flagged steps, with its interval from resampling episodes (the
+    /// point when the file has no per-episode counts).
+    pub precision: Rate,
+    /// Micro recall.
+    pub recall: Rate,
+    /// Micro F1.
+    pub f1: Rate,
+    /// True positives.
+    pub tp: u64,
+    /// False positives.
+    pub fp: u64,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+    /// Inserted steps against gold MISSING steps (indicative: gold MISSING is sparse).
+    pub missing: Confusion,
+    /// P/R/F1 of the inserted steps.
+    pub missing_prf: safeplan_metrics::Prf,
+    /// The convergence curve.
+    pub convergence: Vec<ConvergenceRow>,
+}
+
+impl JudgeReport {
+    /// The report of a judge run's metrics; `source` names the file in the report.
+    pub fn from_metrics(
+        metrics: &JudgeRunMetrics,
+        source: &str,
+        options: &ReportOptions,
+    ) -> JudgeReport {
+        let boot = &options.bootstrap;
+        let counts: Vec<Confusion> = metrics.per_episode.iter().map(|e| e.remove).collect();
+        let interval = |point, which| prf_interval(&counts, point, which, boot);
+        JudgeReport {
+            title: options
+                .title
+                .clone()
+                .unwrap_or_else(|| "safeplan judge run".to_string()),
+            source: source.to_string(),
+            bootstrap: *boot,
+            episodes: metrics.episodes,
+            precision: interval(metrics.precision, Prf::Precision),
+            recall: interval(metrics.recall, Prf::Recall),
+            f1: interval(metrics.f1, Prf::F1),
+            tp: metrics.tp,
+            fp: metrics.fp,
+            fn_: metrics.fn_,
+            missing: metrics.missing,
+            missing_prf: metrics.missing.prf(),
+            convergence: metrics.convergence.clone(),
+        }
+    }
+}
+
+/// The judge report as Markdown: the P/R/F1 table and the convergence table.
+pub fn render_judge_markdown(r: &JudgeReport) -> String {
+    let mut s = format!("# {}\n\n", r.title);
+    s.push_str(&format!(
+        "metrics from {} · {} episodes scored · {}\n\n",
+        r.source,
+        r.episodes,
+        super::markdown::bootstrap_line(&r.bootstrap)
+    ));
+    s.push_str("## Flagged steps (REMOVE), micro-averaged\n\n");
+    s.push_str("| episodes | precision | recall | F1 | tp | fp | fn |\n");
+    s.push_str("|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str(&format!(
+        "| {} | {} | {} | {} | {} | {} | {} |\n\n",
+        r.episodes,
+        pct(&r.precision),
+        pct(&r.recall),
+        pct(&r.f1),
+        r.tp,
+        r.fp,
+        r.fn_
+    ));
+    s.push_str(&format!(
+        "Inserted steps against gold MISSING (indicative): tp {} fp {} fn {} · precision {:.1}% \
+         recall {:.1}% F1 {:.1}%\n\n",
+        r.missing.tp,
+        r.missing.fp,
+        r.missing.fn_,
+        100.0 * r.missing_prf.precision,
+        100.0 * r.missing_prf.recall,
+        100.0 * r.missing_prf.f1
+    ));
+    s.push_str("## Convergence\n\n| round | converged | cumulative share |\n|---:|---:|---:|\n");
+    for p in &r.convergence {
+        s.push_str(&format!(
+            "| {} | {} | {:.1}% |\n",
+            p.round,
+            p.converged,
+            100.0 * p.share
+        ));
+    }
+    s
+}
+
+/// The judge report as one self-contained HTML page with the convergence chart.
+pub fn render_judge_html(r: &JudgeReport) -> String {
+    let mut body = format!(
+        "<p class=\"meta\">metrics from {} · {} episodes scored · {}</p>\n",
+        escape(&r.source),
+        r.episodes,
+        escape(&super::markdown::bootstrap_line(&r.bootstrap))
+    );
+    body.push_str("<h2>Flagged steps (REMOVE), micro-averaged</h2>\n<table><tr><th>episodes</th><th>precision</th><th>recall</th><th>F1</th><th>tp</th><th>fp</th><th>fn</th></tr>\n");
+    body.push_str(&format!(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n",
+        r.episodes,
+        escape(&pct(&r.precision)),
+        escape(&pct(&r.recall)),
+        escape(&pct(&r.f1)),
+        r.tp,
+        r.fp,
+        r.fn_
+    ));
+    body.push_str(&format!(
+        "<p>Inserted steps against gold MISSING (indicative): tp {} fp {} fn {}</p>\n",
+        r.missing.tp, r.missing.fp, r.missing.fn_
+    ));
+    body.push_str("<h2>Convergence</h2>\n");
+    body.push_str(&super::html::chart(&super::charts::convergence_curve(
+        &r.convergence,
+    )));
+    body.push_str("<table><tr><th>round</th><th>converged</th><th>cumulative share</th></tr>\n");
+    for p in &r.convergence {
+        body.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{:.1}%</td></tr>\n",
+            p.round,
+            p.converged,
+            100.0 * p.share
+        ));
+    }
+    body.push_str("</table>\n");
+    page(&r.title, &body)
+}
+
+/// The judge report as JSON (this struct serialised, pretty-printed).
+pub fn render_judge_json(r: &JudgeReport) -> String {
+    serde_json::to_string_pretty(r).unwrap_or_else(|_| "{}".into()) + "\n"
+}
+
+/// The judge report as CSV, in the columns of [`super::render_csv`]: table `judge` (group
+/// `remove` and `missing`; metrics precision, recall, f1, tp, fp, fn) and table
+/// `convergence` (group = round; metrics converged and share).
+pub fn render_judge_csv(r: &JudgeReport) -> String {
+    let mut w = super::csv::CsvWriter::new();
+    let j = "judge";
+    let n = r.episodes as u64;
+    w.rate(j, "", "remove", n, "precision", &r.precision);
+    w.rate(j, "", "remove", n, "recall", &r.recall);
+    w.rate(j, "", "remove", n, "f1", &r.f1);
+    w.value(j, "", "remove", n, "tp", r.tp as f64);
+    w.value(j, "", "remove", n, "fp", r.fp as f64);
+    w.value(j, "", "remove", n, "fn", r.fn_ as f64);
+    w.value(j, "", "missing", n, "precision", r.missing_prf.precision);
+    w.value(j, "", "missing", n, "recall", r.missing_prf.recall);
+    w.value(j, "", "missing", n, "f1", r.missing_prf.f1);
+    w.value(j, "", "missing", n, "tp", r.missing.tp as f64);
+    w.value(j, "", "missing", n, "fp", r.missing.fp as f64);
+    w.value(j, "", "missing", n, "fn", r.missing.fn_ as f64);
+    for p in &r.convergence {
+        let round = p.round.to_string();
+        w.value(
+            "convergence",
+            "",
+            &round,
+            n,
+            "converged",
+            p.converged as f64,
+        );
+        w.value("convergence", "", &round, n, "share", p.share);
+    }
+    w.finish()
+}
