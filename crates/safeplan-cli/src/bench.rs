@@ -6,13 +6,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use std::io::Write;
+
 use clap::Args;
 use safeplan_bench::planners::{DEFAULT_SPECS, SpecOptions, from_spec};
+use safeplan_bench::report::{Report, ReportOptions, render_html, render_markdown};
 use safeplan_bench::runner::{self, RunOptions, RunSummary};
 use safeplan_bench::{
     Ability, Attempt, AttemptStatus, LlmPlannerOptions, Planner, Shard, Store, Suite,
 };
 use safeplan_llm::{CacheConfig, CassetteConfig, CassetteMode, Stack};
+use safeplan_metrics::BootstrapOptions;
 
 use crate::check::Failure;
 
@@ -314,8 +318,31 @@ fn progress_bar() -> indicatif::ProgressBar {
     bar
 }
 
+/// Print the Markdown report and write the HTML one, both from the store alone.
 fn write_reports(store: &Store, out: &Path, args: &BenchArgs) -> Result<(), Failure> {
-    let _ = (store, out, args);
+    let options = ReportOptions {
+        bootstrap: BootstrapOptions {
+            seed: args.seed,
+            ..BootstrapOptions::default()
+        },
+        title: None,
+    };
+    let report = Report::from_store(store, &options).map_err(bench_failure)?;
+    let html_path = args
+        .html
+        .clone()
+        .unwrap_or_else(|| out.with_extension("html"));
+    std::fs::write(&html_path, render_html(&report)).map_err(|e| {
+        input(
+            format!("cannot write {}: {e}", html_path.display()),
+            "choose another --html path",
+        )
+    })?;
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not a failure of the run.
+    let _ = stdout.write_all(render_markdown(&report).as_bytes());
+    let _ = stdout.flush();
+    eprintln!("report with charts: {}", html_path.display());
     Ok(())
 }
 
