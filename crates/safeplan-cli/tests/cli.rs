@@ -19,6 +19,9 @@ mod cli_judge;
 
 #[path = "cli_bench/mod.rs"]
 mod cli_bench;
+
+#[path = "cli_readme/mod.rs"]
+mod cli_readme;
 #[path = "cli_report/mod.rs"]
 mod cli_report;
 #[path = "cli_synth/mod.rs"]
