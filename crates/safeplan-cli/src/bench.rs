@@ -27,9 +27,10 @@ pub struct BenchArgs {
     #[arg(value_name = "SUITE", default_value = "examples/tasks")]
     pub suite: PathBuf,
 
-    /// A planner to run (repeatable): search[:bfs|astar|gbfs], search-safe[:ALG],
-    /// llm:PROVIDER:MODEL, replay:FILE, cmd:'COMMAND {domain} {problem} {plan}'. Default:
-    /// search:astar, search:gbfs and search-safe:astar.
+    /// A planner to run (repeatable): search or search:ALG (ALG is bfs, astar or gbfs),
+    /// search-safe or search-safe:ALG, llm:PROVIDER:MODEL, replay:FILE,
+    /// cmd:'COMMAND {domain} {problem} {plan}'. Default: search:astar, search:gbfs and
+    /// search-safe:astar.
     #[arg(long = "planner", value_name = "SPEC")]
     pub planners: Vec<String>,
 
