@@ -19,6 +19,11 @@ pub enum SearchView {
     Safe,
 }
 
+/// The most memory one search may use for its states. Optimal search on a long synthetic
+/// task can grow to gigabytes before the time limit; with several attempts in flight the
+/// machine would swap. A search that reaches it has failed (no plan within its limits).
+pub const MAX_SEARCH_MEMORY: usize = 512 << 20;
+
 /// [`safeplan_search`] on each task (abilities `plan` and `safe-alternative`).
 #[derive(Clone, Debug)]
 pub struct SearchPlanner {
@@ -60,6 +65,7 @@ impl Planner for SearchPlanner {
             "kind": "search",
             "algorithm": self.algorithm.as_str(),
             "view": match self.view { SearchView::Basic => "basic", SearchView::Safe => "safe" },
+            "max_memory": MAX_SEARCH_MEMORY,
         })
     }
 
@@ -82,6 +88,7 @@ impl Planner for SearchPlanner {
         let limits = Limits {
             time: request.timeout,
             cancel: Some(cancel.clone()),
+            max_memory: Some(MAX_SEARCH_MEMORY),
             ..Limits::default()
         };
         // The search is CPU-bound: run it off the async workers, and stop it if the runner
