@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use safeplan_pddl::{Diagnostic, FileKind, LineIndex, parse_domain, parse_problem};
+use safeplan_pddl::{Diagnostic, FileKind, parse_domain, parse_problem};
 use safeplan_validate::{SafetyOptions, SafetyTask, TaskError, TaskMetadata};
 use sha2::{Digest, Sha256};
 
@@ -318,16 +318,8 @@ fn first_error(diagnostics: &[Diagnostic]) -> Option<&Diagnostic> {
 fn task_error(path: &Path, src: &str, diag: Option<&Diagnostic>) -> BenchError {
     match diag {
         Some(d) => {
-            let lc = LineIndex::new(src).line_col(src, d.span.start);
-            let help = d
-                .help
-                .as_deref()
-                .map(|h| format!(" (help: {h})"))
-                .unwrap_or_default();
-            BenchError::Task {
-                at: format!("{}:{}:{}", path.display(), lc.line, lc.col),
-                message: format!("{}{help}", d.message),
-            }
+            let (at, message) = d.one_line(&path.display().to_string(), src);
+            BenchError::Task { at, message }
         }
         None => BenchError::Task {
             at: path.display().to_string(),

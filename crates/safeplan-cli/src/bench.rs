@@ -15,7 +15,7 @@ use safeplan_bench::runner::{self, RunOptions, RunSummary};
 use safeplan_bench::{
     Ability, Attempt, AttemptStatus, LlmPlannerOptions, Planner, Shard, Store, Suite,
 };
-use safeplan_llm::{CacheConfig, CassetteConfig, CassetteMode, Stack};
+use safeplan_llm::{CacheConfig, Stack};
 use safeplan_metrics::BootstrapOptions;
 
 use crate::check::Failure;
@@ -164,17 +164,7 @@ pub fn run(args: &BenchArgs) -> Result<Status, Failure> {
             path: path.clone(),
             bypass: false,
         }),
-        cassette: match (&args.record, &args.replay) {
-            (Some(path), _) => Some(CassetteConfig {
-                mode: CassetteMode::Record,
-                path: path.clone(),
-            }),
-            (None, Some(path)) => Some(CassetteConfig {
-                mode: CassetteMode::Replay,
-                path: path.clone(),
-            }),
-            (None, None) => None,
-        },
+        cassette: crate::llm::cassette(args.record.as_deref(), args.replay.as_deref()),
         ..Stack::default()
     };
     let llm = LlmPlannerOptions {

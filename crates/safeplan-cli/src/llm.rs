@@ -178,17 +178,7 @@ fn run_ask(args: &AskArgs) -> Result<(), LlmError> {
             PriceTable::from_json(&text)?
         }
     };
-    let cassette = match (&args.record, &args.replay) {
-        (Some(path), _) => Some(CassetteConfig {
-            mode: CassetteMode::Record,
-            path: path.clone(),
-        }),
-        (None, Some(path)) => Some(CassetteConfig {
-            mode: CassetteMode::Replay,
-            path: path.clone(),
-        }),
-        (None, None) => None,
-    };
+    let cassette = cassette(args.record.as_deref(), args.replay.as_deref());
     let stack = Stack {
         retry: Some(RetryPolicy {
             max_attempts: args.retries.saturating_add(1),
@@ -310,4 +300,23 @@ fn report(e: &LlmError) {
         let _ = writeln!(err, "  hint: {hint}");
     }
     let _ = err.flush();
+}
+
+/// The cassette `--record FILE` or `--replay FILE` asks for (record wins; clap makes them
+/// exclusive anyway).
+pub fn cassette(
+    record: Option<&std::path::Path>,
+    replay: Option<&std::path::Path>,
+) -> Option<CassetteConfig> {
+    match (record, replay) {
+        (Some(path), _) => Some(CassetteConfig {
+            mode: CassetteMode::Record,
+            path: path.to_path_buf(),
+        }),
+        (None, Some(path)) => Some(CassetteConfig {
+            mode: CassetteMode::Replay,
+            path: path.to_path_buf(),
+        }),
+        (None, None) => None,
+    }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use safeplan_pddl::{Diagnostic, LineIndex, Name, Plan as PddlPlan, PlanStep, Span};
+use safeplan_pddl::{Diagnostic, Name, Plan as PddlPlan, PlanStep, Span};
 use safeplan_validate::{SafetyOptions, SafetyTask, SafetyVerdict, Task, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -395,16 +395,8 @@ fn first_error(diagnostics: &[Diagnostic]) -> Option<&Diagnostic> {
 fn task_error(file: &str, src: &str, diag: Option<&Diagnostic>) -> JudgeError {
     match diag {
         Some(d) => {
-            let lc = LineIndex::new(src).line_col(src, d.span.start);
-            let help = d
-                .help
-                .as_deref()
-                .map(|h| format!(" (help: {h})"))
-                .unwrap_or_default();
-            JudgeError::Task {
-                what: format!("{file}:{}:{}", lc.line, lc.col),
-                message: format!("{}{help}", d.message),
-            }
+            let (what, message) = d.one_line(file, src);
+            JudgeError::Task { what, message }
         }
         None => JudgeError::Task {
             what: file.to_string(),

@@ -21,6 +21,7 @@
 //! with the plan it was given ([`check_revision`]), so a step the judge did not flag can
 //! never disappear or change silently: it is kept, and the change is reported.
 
+use safeplan_llm::prompt::{fence, one_line};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -442,31 +443,6 @@ fn numbered(plan: &Plan) -> String {
         .map(|(i, s)| format!("{}. {}", i + 1, one_line(&s.text)))
         .collect();
     lines.join("\n")
-}
-
-/// `body` between backtick fences longer than any backtick run inside it, so no text in
-/// the body can close the fence (the CommonMark rule).
-fn fence(label: &str, body: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let ticks = "`".repeat((longest + 1).max(3));
-    format!("{ticks}{label}\n{body}\n{ticks}\n")
-}
-
-fn one_line(s: &str) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    flat.trim().to_string()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -77,6 +77,7 @@ mod error;
 mod http;
 mod key;
 pub mod layers;
+pub mod prompt;
 mod spec;
 mod types;
 mod usage;

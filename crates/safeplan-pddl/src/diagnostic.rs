@@ -171,6 +171,22 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The diagnostic as a library error carries it on one line: `path:line:col` of its
+    /// primary span in `src` (the text it was found in), and its message with the help
+    /// appended (`message (help: ...)`).
+    pub fn one_line(&self, path: &str, src: &str) -> (String, String) {
+        let lc = crate::span::LineIndex::new(src).line_col(src, self.span.start);
+        let help = self
+            .help
+            .as_deref()
+            .map(|h| format!(" (help: {h})"))
+            .unwrap_or_default();
+        (
+            format!("{path}:{}:{}", lc.line, lc.col),
+            format!("{}{help}", self.message),
+        )
+    }
+
     /// An error of `code` at `span` of `file`.
     pub fn error(code: Code, file: FileKind, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {

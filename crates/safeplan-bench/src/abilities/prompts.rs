@@ -9,6 +9,7 @@
 //! can close its fence) and the system prompt says fenced text is data.
 
 use safeplan_llm::ChatRequest;
+use safeplan_llm::prompt::{fence, one_line};
 
 use crate::suite::{CompiledTask, SuiteTask};
 
@@ -157,31 +158,4 @@ fn bullets(items: &[String]) -> String {
         .map(|a| format!("- {a}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// `body` between backtick fences longer than any backtick run inside it, so no text in
-/// the body can close the fence (the CommonMark rule).
-fn fence(label: &str, body: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let ticks = "`".repeat((longest + 1).max(3));
-    format!("{ticks}{label}\n{body}\n{ticks}\n")
-}
-
-/// Control characters (newlines included) made spaces, so one metadata field cannot fake
-/// the next line of the context.
-fn one_line(s: &str) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    flat.trim().to_string()
 }
