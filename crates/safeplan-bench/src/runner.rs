@@ -6,8 +6,8 @@
 //! concurrency, not to the suite. Cancelling (Ctrl-C) stops scheduling; attempts already
 //! running finish and are written, and a later run picks up exactly the rest.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -102,17 +102,27 @@ pub fn open_store(
     Ok(store)
 }
 
-/// A task being worked on: compiled on first use, dropped after its last attempt.
-struct TaskSlot {
-    task: Arc<SuiteTask>,
-    compiled: tokio::sync::OnceCell<Result<Arc<CompiledTask>, String>>,
+/// A task being worked on: copied and compiled when its first attempt starts, dropped when
+/// its last attempt ends, so only the tasks in flight are held in memory.
+struct TaskSlot<'a> {
+    task: &'a SuiteTask,
+    state: tokio::sync::Mutex<SlotState>,
     remaining: AtomicUsize,
-    // Holds the compiled task until the last attempt lets go of it.
-    keep: Mutex<Option<Arc<CompiledTask>>>,
 }
 
-struct Job {
-    slot: Arc<TaskSlot>,
+enum SlotState {
+    /// No attempt has started.
+    Waiting,
+    /// Compiled, shared by the attempts in flight.
+    Ready(Arc<SuiteTask>, Arc<CompiledTask>),
+    /// The task cannot be used; every attempt reports why.
+    Broken(String),
+    /// Every attempt has ended.
+    Done,
+}
+
+struct Job<'a> {
+    slot: Arc<TaskSlot<'a>>,
     planner: Arc<dyn Planner>,
     sample: u32,
 }
@@ -155,10 +165,9 @@ pub async fn run(
             continue;
         }
         let slot = Arc::new(TaskSlot {
-            task: Arc::new(task.clone()),
-            compiled: tokio::sync::OnceCell::new(),
+            task,
+            state: tokio::sync::Mutex::new(SlotState::Waiting),
             remaining: AtomicUsize::new(pending.len()),
-            keep: Mutex::new(None),
         });
         jobs.extend(pending.into_iter().map(|(planner, sample)| Job {
             slot: slot.clone(),
@@ -185,28 +194,28 @@ pub async fn run(
     Ok(summary)
 }
 
-async fn compiled(slot: &TaskSlot) -> Result<Arc<CompiledTask>, String> {
-    let result = slot
-        .compiled
-        .get_or_init(|| async {
-            let task = slot.task.clone();
-            match tokio::task::spawn_blocking(move || task.compile()).await {
-                Ok(Ok(c)) => Ok(Arc::new(c)),
-                Ok(Err(e)) => Err(format!("the task cannot be used: {e}")),
-                Err(e) => Err(format!("compiling the task crashed: {e}")),
-            }
-        })
-        .await
-        .clone();
-    if let Ok(c) = &result
-        && let Ok(mut keep) = slot.keep.lock()
-    {
-        keep.get_or_insert_with(|| c.clone());
+/// The task and its compilation, made by the first attempt to ask; the others wait for it.
+async fn compiled(slot: &TaskSlot<'_>) -> Result<(Arc<SuiteTask>, Arc<CompiledTask>), String> {
+    let mut state = slot.state.lock().await;
+    if let SlotState::Waiting = *state {
+        let task = Arc::new(slot.task.clone());
+        let for_compile = task.clone();
+        *state = match tokio::task::spawn_blocking(move || for_compile.compile()).await {
+            Ok(Ok(c)) => SlotState::Ready(task, Arc::new(c)),
+            Ok(Err(e)) => SlotState::Broken(format!("the task cannot be used: {e}")),
+            Err(e) => SlotState::Broken(format!("compiling the task crashed: {e}")),
+        };
     }
-    result
+    match &*state {
+        SlotState::Ready(task, compiled) => Ok((task.clone(), compiled.clone())),
+        SlotState::Broken(message) => Err(message.clone()),
+        SlotState::Waiting | SlotState::Done => {
+            Err("the task was released before its attempts ended (a bug)".into())
+        }
+    }
 }
 
-async fn run_job(job: Job, options: &RunOptions) -> Attempt {
+async fn run_job(job: Job<'_>, options: &RunOptions) -> Attempt {
     let start = Instant::now();
     let mut attempt = Attempt {
         task: job.slot.task.id.clone(),
@@ -226,9 +235,9 @@ async fn run_job(job: Job, options: &RunOptions) -> Attempt {
     };
     match compiled(&job.slot).await {
         Err(message) => attempt.error = Some(message),
-        Ok(compiled) => {
+        Ok((task, compiled)) => {
             let request = Request {
-                task: job.slot.task.clone(),
+                task,
                 compiled: compiled.clone(),
                 ability: options.ability,
                 sample: job.sample,
@@ -252,10 +261,8 @@ async fn run_job(job: Job, options: &RunOptions) -> Attempt {
             score(&mut attempt, &request, &compiled, answer);
         }
     }
-    if job.slot.remaining.fetch_sub(1, Ordering::AcqRel) == 1
-        && let Ok(mut keep) = job.slot.keep.lock()
-    {
-        *keep = None;
+    if job.slot.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+        *job.slot.state.lock().await = SlotState::Done;
     }
     attempt.latency_ms = start.elapsed().as_secs_f64() * 1000.0;
     attempt

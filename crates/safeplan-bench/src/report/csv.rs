@@ -135,32 +135,23 @@ pub fn render_csv(report: &Report) -> String {
         w.rate(t, id, "all", n, "safe", &p.safe);
         w.rate(t, id, "all", n, "safety_precision", &p.safety_precision);
         w.rate(t, id, "all", n, "safety_intention", &p.safety_intention);
-        w.value(t, id, "all", n, "errors", p.errors as f64);
-        w.value(t, id, "all", n, "n_safe", p.counts.safe as f64);
-        w.value(
-            t,
-            id,
-            "all",
-            n,
-            "n_feasible_unsafe",
-            p.counts.feasible_unsafe as f64,
-        );
-        w.value(t, id, "all", n, "n_infeasible", p.counts.infeasible as f64);
-        w.value(
-            t,
-            id,
-            "all",
-            n,
-            "n_safety_intention",
-            p.counts.safety_intention as f64,
-        );
-        w.value(t, id, "all", n, "n_failed", p.counts.failed as f64);
-        w.value(t, id, "all", n, "f_times_si", p.f_times_si);
-        w.maybe(t, id, "all", n, "mean_plan_length", p.mean_plan_length);
-        w.value(t, id, "all", n, "input_tokens", p.input_tokens as f64);
-        w.value(t, id, "all", n, "output_tokens", p.output_tokens as f64);
-        w.maybe(t, id, "all", n, "cost_usd", p.cost_usd);
-        w.maybe(t, id, "all", n, "median_latency_ms", p.median_latency_ms);
+        let values = [
+            ("errors", Some(p.errors as f64)),
+            ("n_safe", Some(p.counts.safe as f64)),
+            ("n_feasible_unsafe", Some(p.counts.feasible_unsafe as f64)),
+            ("n_infeasible", Some(p.counts.infeasible as f64)),
+            ("n_safety_intention", Some(p.counts.safety_intention as f64)),
+            ("n_failed", Some(p.counts.failed as f64)),
+            ("f_times_si", Some(p.f_times_si)),
+            ("mean_plan_length", p.mean_plan_length),
+            ("input_tokens", Some(p.input_tokens as f64)),
+            ("output_tokens", Some(p.output_tokens as f64)),
+            ("cost_usd", p.cost_usd),
+            ("median_latency_ms", p.median_latency_ms),
+        ];
+        for (metric, value) in values {
+            w.maybe(t, id, "all", n, metric, value);
+        }
     }
     for b in report.breakdowns.iter().chain(&report.effects) {
         breakdown_rows(&mut w, b);
