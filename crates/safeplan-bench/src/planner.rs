@@ -140,6 +140,13 @@ pub trait Planner: Send + Sync {
     /// not share a results store.
     fn config(&self) -> serde_json::Value;
 
+    /// Whether it can answer `ability` at all; a run asking for one it cannot is refused
+    /// before any attempt. Default: every ability.
+    fn supports(&self, ability: Ability) -> bool {
+        let _ = ability;
+        true
+    }
+
     /// Answer one request.
     async fn answer(&self, request: &Request) -> Result<Answer, PlannerError>;
 }

@@ -93,6 +93,16 @@ pub fn open_store(
     planners: &[Arc<dyn Planner>],
     options: &RunOptions,
 ) -> Result<Store, BenchError> {
+    if let Some(p) = planners.iter().find(|p| !p.supports(options.ability)) {
+        return Err(BenchError::Spec {
+            spec: p.id().to_string(),
+            message: format!(
+                "this planner does not do the `{}` ability (search and cmd: planners write \
+                 plans: use them with plan or safe-alternative)",
+                options.ability
+            ),
+        });
+    }
     let mut store = Store::open_for(path, &manifest(suite, options))?;
     for p in planners {
         store.register_planner(p.id(), &p.config())?;

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::planner::{Answer, Planner, PlannerError, Request};
+use crate::planner::{Ability, Answer, Planner, PlannerError, Request};
 use crate::suite::read_plan_steps;
 
 /// The exit status a shell gives for a command it cannot find.
@@ -113,6 +113,10 @@ fn write_files(request: &Request) -> Result<Files, PlannerError> {
 impl Planner for CommandPlanner {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn supports(&self, ability: Ability) -> bool {
+        ability.wants_plan()
     }
 
     fn config(&self) -> serde_json::Value {

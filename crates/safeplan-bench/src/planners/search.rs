@@ -60,6 +60,10 @@ impl Planner for SearchPlanner {
         &self.id
     }
 
+    fn supports(&self, ability: Ability) -> bool {
+        ability.wants_plan()
+    }
+
     fn config(&self) -> serde_json::Value {
         serde_json::json!({
             "kind": "search",

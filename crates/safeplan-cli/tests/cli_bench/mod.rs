@@ -204,6 +204,10 @@ fn bench_and_merge_refuse_bad_input_with_exit_2() {
             "unknown algorithm",
         ),
         (&["bench", &suite, "--ability", "juggle"], "unknown ability"),
+        (
+            &["bench", &suite, "--ability", "identify-dangers"],
+            "does not do the `identify-dangers` ability",
+        ),
         (&["bench", &suite, "--shard", "3/2"], "1 <= K <= N"),
         (
             &["bench", &suite, "--planner", "replay:missing.jsonl"],
