@@ -162,6 +162,14 @@ fn check_case(domain_text: &str, problem_text: &str) -> Result<(), TestCaseError
                 }
             }
             (Outcome::Unsolvable, None) => {}
+            // Greedy search is complete on finite state spaces only. With numeric variables
+            // that actions change, a plateau of states that differ only in a growing number
+            // (all with the same estimate) can hold it forever, away from a plan the
+            // enumeration found at depth 2 (a seen case: `increase (f1 ?x) (f0)` beside a
+            // dead end the delete relaxation cannot see). Giving up at the state limit is
+            // then its documented behaviour, not a wrong answer.
+            (Outcome::LimitReached { .. }, Some(_))
+                if algorithm == Algorithm::Gbfs && planner.grounding().numeric > 0 => {}
             (outcome, expected) => {
                 return Err(TestCaseError::fail(format!(
                     "{algorithm:?}: {outcome:?}, but brute force says {expected:?}"
@@ -265,4 +273,33 @@ proptest! {
     fn propositional_searches_agree_with_brute_force((domain, problem) in propositional()) {
         check_case(&domain, &problem)?;
     }
+}
+
+/// The case proptest found: a two-step plan beside a dead end with an unbounded numeric
+/// plateau. BFS and A* must find the two steps; greedy search may stop at the state limit.
+#[test]
+fn greedy_plateau_on_an_unbounded_numeric_variable() {
+    const DOMAIN: &str = r#"(define (domain gen)
+  (:requirements :adl :typing :fluents)
+  (:types ta - object)
+  (:predicates (p0 ?a0 - ta) (p1 ?a0 - ta ?a1 - ta))
+  (:functions (f0) (f1 ?a0 - ta))
+  (:action a0
+    :parameters (?x0 - ta)
+    :effect (and (forall (?e0 - ta) (and (p0 ?e0) (when (not (p0 ?x0)) (and (p1 ?e0 ?x0)))))))
+  (:action a1
+    :parameters (?x0 - ta ?x1 - ta)
+    :precondition (and (p0 ?x1) (not (p0 ?X0)))
+    :effect (and (p1 ?x1 ?x1) (not (p1 ?x1 ?x1))))
+  (:action a2
+    :parameters (?x0 - ta ?X1 - ta)
+    :effect (and (increase (f1 ?x0) (f0))))
+)
+"#;
+    const PROBLEM: &str = r#"(define (problem gen-p) (:domain gen)
+  (:objects o1 - ta o2 - object o3 - ta)
+  (:init (p0 o3) (p1 o1 o1) (= (f0) 1.00005) (= (f1 o1) 10) (= (f1 o3) 10))
+  (:goal (and (p1 o3 o3) (p0 o1) (<= (f1 o1) 13.00015))))
+"#;
+    check_case(DOMAIN, PROBLEM).unwrap();
 }
