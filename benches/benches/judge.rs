@@ -72,7 +72,7 @@ fn state_judge_corpus(bencher: Bencher) {
 fn refine_corpus_state(bencher: Bencher) {
     let rt = runtime();
     let refiner = Refiner::new(
-        Arc::new(StateJudge),
+        Arc::new(StateJudge::default()),
         Arc::new(ApplyCritiques),
         RefineOptions::default(),
     );

@@ -57,6 +57,17 @@ pub struct JudgeArgs {
     /// Print the metrics as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Cross-validate instead of scoring the whole file: split the labelled episodes into K
+    /// folds by game, fit the judge's settings on K-1 (the `state` judge chooses its rules)
+    /// and score the loop on the held-out fold; pooled figures with 95% bootstrap intervals
+    /// over games, to the terminal and `cv.json`.
+    #[arg(long, value_name = "K")]
+    pub cv: Option<usize>,
+
+    /// Seed of the cross-validation's fold assignment and bootstrap.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "cv")]
+    pub cv_seed: u64,
 }
 
 /// How the run went.
@@ -67,7 +78,7 @@ pub enum Status {
     SomeFailed,
 }
 
-fn input(message: impl Into<String>, hint: impl Into<String>) -> Failure {
+pub(crate) fn input(message: impl Into<String>, hint: impl Into<String>) -> Failure {
     Failure::Input {
         message: message.into(),
         hint: Some(hint.into()),
@@ -103,7 +114,7 @@ pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
     }
     match spec {
         "rule" => return Ok(Arc::new(RuleJudge)),
-        "state" => return Ok(Arc::new(StateJudge)),
+        "state" => return Ok(Arc::new(StateJudge::default())),
         "symbolic" => return Ok(Arc::new(SymbolicJudge)),
         _ => {}
     }
@@ -204,6 +215,9 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
     let judge = judge_from_spec(&args.judge)?;
     let reviser = reviser_from_spec(&args.reviser)?;
     let labelled = load_episodes(&args.episodes)?;
+    if let Some(folds) = args.cv {
+        return crate::judge_cv::run(args, folds, judge, reviser, &labelled);
+    }
     let judge_name = judge.name();
     let unwritable = |path: &Path, e: std::io::Error| {
         input(

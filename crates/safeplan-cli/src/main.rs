@@ -60,6 +60,7 @@ mod bench;
 mod bench_report;
 mod check;
 mod judge;
+mod judge_cv;
 mod llm;
 mod plan;
 mod render;

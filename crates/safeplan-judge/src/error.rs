@@ -45,6 +45,16 @@ pub enum JudgeError {
         /// What is missing and how to provide it.
         message: String,
     },
+    /// A cross-validation cannot split the episodes as asked.
+    #[error(
+        "cannot split {games} labelled games into {folds} folds: give --cv a number from 2 to the number of games"
+    )]
+    Folds {
+        /// The folds asked for.
+        folds: usize,
+        /// The labelled games there are.
+        games: usize,
+    },
     /// The LLM call failed (after the provider stack's retries).
     #[error(transparent)]
     Llm(#[from] LlmError),

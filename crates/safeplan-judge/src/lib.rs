@@ -48,7 +48,8 @@
 //! - [`Judge`], [`Reviser`], [`Judgement`], [`Revision`]: the two traits and their answers;
 //!   the judges and revisers listed above implement them.
 //! - [`Refiner`], [`RefineOptions`], [`Refinement`], [`Round`], [`StopReason`]: the loop.
-//! - [`score`]: precision, recall and the convergence curve against gold labels.
+//! - [`score`]: precision, recall and the convergence curve against gold labels;
+//!   [`cv`]: the same figures cross-validated by game, with bootstrap intervals.
 //! - [`transcript`]: the JSONL lines a run writes. [`teach`]: reading TEACh-style steps.
 //!
 //! A judge of your own is one `async fn critique`; the `custom_judge` example in
@@ -56,6 +57,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cv;
 mod ensemble;
 mod episode;
 mod error;
@@ -85,5 +87,5 @@ pub use refine::{
 };
 pub use revise::{ApplyCritiques, apply_critiques};
 pub use rule::RuleJudge;
-pub use state::StateJudge;
+pub use state::{StateJudge, StateRule, StateRules};
 pub use symbolic::{AutoReviser, SymbolicJudge, SymbolicReviser, SymbolicReviserOptions};

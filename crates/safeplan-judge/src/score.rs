@@ -28,7 +28,26 @@ pub struct EpisodeScore {
 /// `remove_alts`, the one giving the most true positives, then the fewest errors, counts
 /// (`remove` wins ties).
 pub fn score_episode(refinement: &Refinement, gold: &Gold) -> EpisodeScore {
-    let flagged = refinement.flagged();
+    let (remove, gold_set) = score_flags(&refinement.flagged(), gold);
+    let inserted: Vec<String> = refinement
+        .missing()
+        .iter()
+        .map(|s| loose_key(&s.text))
+        .collect();
+    let wanted: Vec<String> = gold.missing.iter().map(|s| loose_key(s)).collect();
+    EpisodeScore {
+        id: refinement.id.clone(),
+        remove,
+        gold_set,
+        missing: multiset_confusion(&inserted, &wanted),
+    }
+}
+
+/// Flagged original indices against the gold REMOVE labels: the confusion and which gold
+/// set counted (0 for `remove`, k for `remove_alts[k - 1]`). Of `remove` and each
+/// alternative, the one giving the most true positives, then the fewest errors, counts
+/// (`remove` wins ties).
+pub fn score_flags(flagged: &[usize], gold: &Gold) -> (Confusion, usize) {
     let mut best = (
         Confusion::from_sets(flagged.iter().copied(), gold.remove.iter().copied()),
         0,
@@ -41,18 +60,7 @@ pub fn score_episode(refinement: &Refinement, gold: &Gold) -> EpisodeScore {
             best = (c, k + 1);
         }
     }
-    let inserted: Vec<String> = refinement
-        .missing()
-        .iter()
-        .map(|s| loose_key(&s.text))
-        .collect();
-    let wanted: Vec<String> = gold.missing.iter().map(|s| loose_key(s)).collect();
-    EpisodeScore {
-        id: refinement.id.clone(),
-        remove: best.0,
-        gold_set: best.1,
-        missing: multiset_confusion(&inserted, &wanted),
-    }
+    best
 }
 
 /// The loose identity of a step: verb and first object for TEACh steps, else the text.

@@ -3,11 +3,15 @@
 use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
 
-use crate::episode::Episode;
+use safeplan_metrics::Confusion;
+
+use crate::episode::{Episode, Gold, LabelledEpisode};
 use crate::error::JudgeError;
-use crate::plan::{Critique, Plan};
+use crate::plan::{Critique, CritiqueKind, Plan};
 use crate::refine::{Judge, Judgement};
+use crate::score::score_flags;
 use crate::teach::{GoalWords, TeachAction, TeachVerb, idle_motion, name_words, parse_teach};
 
 /// A deterministic judge that replays a TEACh-style sequence against a small model of the
@@ -36,8 +40,124 @@ use crate::teach::{GoalWords, TeachAction, TeachVerb, idle_motion, name_words, p
 /// The initial state is unknown, so a first switch, opening or closing is never flagged.
 /// Rules are general: they read only the structure of the sequence and the words of the
 /// goal and dialogue, never object or episode lists.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StateJudge;
+///
+/// Each rule can be switched off ([`StateRules`]), so that an evaluation can choose the
+/// rules on training episodes and score them on held-out ones ([`StateJudge::fit`], used by
+/// [`crate::cv`]); [`StateJudge::default`] runs them all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateJudge {
+    /// The rules applied.
+    pub rules: StateRules,
+}
+
+/// One rule of the [`StateJudge`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StateRule {
+    /// A placement undone by a pick-up of the same object with only motion between.
+    UndonePlacement,
+    /// A placement followed by another use of the object without a pick-up.
+    StillInHand,
+    /// A filling poured into a drain, and the pick-up that served only that pour.
+    PouredAway,
+    /// Switching on (off) what this sequence already switched on (off).
+    RepeatedSwitch,
+    /// Opening (closing) what was already opened (closed), or opening and closing with
+    /// nothing taken out or put in.
+    IdleOpenClose,
+    /// An object the goal does not name, picked up, put down and never used.
+    IrrelevantObject,
+    /// A goal object whose last placement is not the receptacle the goal names.
+    MisplacedGoalObject,
+    /// Zero moves, whole turns, adjacent turns that cancel.
+    IdleMotion,
+}
+
+impl StateRule {
+    /// Every rule, in a fixed order.
+    pub const ALL: [StateRule; 8] = [
+        StateRule::UndonePlacement,
+        StateRule::StillInHand,
+        StateRule::PouredAway,
+        StateRule::RepeatedSwitch,
+        StateRule::IdleOpenClose,
+        StateRule::IrrelevantObject,
+        StateRule::MisplacedGoalObject,
+        StateRule::IdleMotion,
+    ];
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+}
+
+/// A set of [`StateRule`]s; every rule by default. Serialised as the list of its rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "Vec<StateRule>", from = "Vec<StateRule>")]
+pub struct StateRules(u16);
+
+impl Default for StateRules {
+    fn default() -> Self {
+        StateRules::all()
+    }
+}
+
+impl StateRules {
+    /// Every rule.
+    pub fn all() -> StateRules {
+        StateRule::ALL.into_iter().collect()
+    }
+
+    /// No rule.
+    pub fn none() -> StateRules {
+        StateRules(0)
+    }
+
+    /// Whether `rule` is in the set.
+    pub fn contains(self, rule: StateRule) -> bool {
+        self.0 & rule.bit() != 0
+    }
+
+    /// The set with `rule` added.
+    pub fn with(self, rule: StateRule) -> StateRules {
+        StateRules(self.0 | rule.bit())
+    }
+
+    /// The set with `rule` taken out.
+    pub fn without(self, rule: StateRule) -> StateRules {
+        StateRules(self.0 & !rule.bit())
+    }
+
+    /// The rules of the set, in [`StateRule::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = StateRule> {
+        StateRule::ALL
+            .into_iter()
+            .filter(move |r| self.contains(*r))
+    }
+
+    /// Every subset of all rules (2⁸ sets), the empty set first.
+    pub fn every_subset() -> impl Iterator<Item = StateRules> {
+        (0..1u16 << StateRule::ALL.len()).map(StateRules)
+    }
+}
+
+impl FromIterator<StateRule> for StateRules {
+    fn from_iter<I: IntoIterator<Item = StateRule>>(iter: I) -> Self {
+        iter.into_iter().fold(StateRules::none(), StateRules::with)
+    }
+}
+
+impl From<Vec<StateRule>> for StateRules {
+    fn from(rules: Vec<StateRule>) -> Self {
+        rules.into_iter().collect()
+    }
+}
+
+impl From<StateRules> for Vec<StateRule> {
+    fn from(rules: StateRules) -> Self {
+        rules.iter().collect()
+    }
+}
 
 #[async_trait]
 impl Judge for StateJudge {
@@ -46,13 +166,18 @@ impl Judge for StateJudge {
     }
 
     async fn critique(&self, episode: &Episode, plan: &Plan) -> Result<Judgement, JudgeError> {
-        let mut context = episode.goal.clone();
-        for line in &episode.dialogue {
-            context.push(' ');
-            context.push_str(line);
-        }
-        Ok(StateJudge::judge(&GoalWords::new(&context), &plan.texts()).into())
+        Ok(self.critiques(&goal_words(episode), &plan.texts()).into())
     }
+}
+
+/// What the judge reads of an episode besides its actions: the goal and the dialogue.
+fn goal_words(episode: &Episode) -> GoalWords {
+    let mut context = episode.goal.clone();
+    for line in &episode.dialogue {
+        context.push(' ');
+        context.push_str(line);
+    }
+    GoalWords::new(&context)
 }
 
 #[derive(Clone, Debug)]
@@ -63,18 +188,75 @@ enum Last {
 }
 
 impl StateJudge {
-    /// The critiques of `actions` for a goal (synchronous; the [`Judge`] impl calls it).
+    /// A judge applying only `rules`.
+    pub fn with_rules(rules: StateRules) -> StateJudge {
+        StateJudge { rules }
+    }
+
+    /// The judge whose rules flag the gold REMOVE labels of `training` best: of every
+    /// subset of the rules, the one with the highest micro F1 over the episodes' original
+    /// actions, then the highest precision, then the most rules (a rule that never fires
+    /// on the training episodes is kept: it was written from principle, not from them).
+    /// Episodes without gold labels are ignored.
+    ///
+    /// A subset is scored on one judgement per episode, not a whole loop: the judge
+    /// reports to a fixpoint, so a loop with REMOVE applied flags the same steps. This is
+    /// what cross-validation ([`crate::cv`]) fits on the training folds.
+    pub fn fit(training: &[&LabelledEpisode]) -> StateJudge {
+        let labelled: Vec<(GoalWords, Vec<&str>, &Gold)> = training
+            .iter()
+            .filter_map(|l| {
+                let gold = l.gold.as_ref()?;
+                let actions = l.episode.actions.iter().map(String::as_str).collect();
+                Some((goal_words(&l.episode), actions, gold))
+            })
+            .collect();
+        let score = |rules: StateRules| {
+            let judge = StateJudge::with_rules(rules);
+            let total: Confusion = labelled
+                .iter()
+                .map(|(goal, actions, gold)| {
+                    let flagged: Vec<usize> = judge
+                        .critiques(goal, actions)
+                        .into_iter()
+                        .filter(|c| c.kind == CritiqueKind::Remove)
+                        .filter_map(|c| c.index)
+                        .collect();
+                    score_flags(&flagged, gold).0
+                })
+                .sum();
+            (total.f1(), total.precision(), rules.iter().count())
+        };
+        let mut best = (StateRules::all(), score(StateRules::all()));
+        for rules in StateRules::every_subset() {
+            let s = score(rules);
+            if s.0 > best.1.0
+                || (s.0 == best.1.0 && (s.1 > best.1.1 || (s.1 == best.1.1 && s.2 > best.1.2)))
+            {
+                best = (rules, s);
+            }
+        }
+        StateJudge::with_rules(best.0)
+    }
+
+    /// The critiques of `actions` for a goal with every rule (synchronous).
+    pub fn judge(goal: &GoalWords, actions: &[&str]) -> Vec<Critique> {
+        StateJudge::default().critiques(goal, actions)
+    }
+
+    /// The critiques of `actions` for a goal with this judge's rules (synchronous; the
+    /// [`Judge`] impl calls it).
     ///
     /// The rules are applied to a fixpoint: removing one wasted detour can expose another
     /// (a placement and re-pick-up that had a useless fridge visit between them), and the
     /// judge reports all of them at once, so a loop converges in one revision.
-    pub fn judge(goal: &GoalWords, actions: &[&str]) -> Vec<Critique> {
+    pub fn critiques(&self, goal: &GoalWords, actions: &[&str]) -> Vec<Critique> {
         let mut kept: Vec<usize> = (0..actions.len()).collect();
         let mut removed: BTreeMap<usize, String> = BTreeMap::new();
         let mut missing: Vec<Critique> = Vec::new();
         loop {
             let sub: Vec<&str> = kept.iter().map(|&i| actions[i]).collect();
-            let (flags, more) = StateJudge::judge_once(goal, &sub, &kept);
+            let (flags, more) = self.judge_once(goal, &sub, &kept);
             for mut m in more {
                 m.index = m
                     .index
@@ -103,14 +285,18 @@ impl StateJudge {
     /// judged (for the step numbers in reasons). REMOVE flags by index into `actions`, and
     /// MISSING critiques indexed likewise.
     fn judge_once(
+        &self,
         goal: &GoalWords,
         actions: &[&str],
         pos: &[usize],
     ) -> (BTreeMap<usize, String>, Vec<Critique>) {
         let parsed: Vec<Option<TeachAction>> = actions.iter().map(|a| parse_teach(a)).collect();
         let mut flags: BTreeMap<usize, String> = BTreeMap::new();
-        let mut flag = |i: usize, why: String| {
-            flags.entry(i).or_insert(why);
+        let rules = self.rules;
+        let mut flag = |rule: StateRule, i: usize, why: String| {
+            if rules.contains(rule) {
+                flags.entry(i).or_insert(why);
+            }
         };
         let only_motion = |from: usize, to: usize| {
             parsed[from + 1..to]
@@ -136,8 +322,8 @@ impl StateJudge {
                             pos[*at] + 1,
                             pos[i] + 1
                         );
-                        flag(*at, why.clone());
-                        flag(i, why);
+                        flag(StateRule::UndonePlacement, *at, why.clone());
+                        flag(StateRule::UndonePlacement, i, why);
                     }
                     held = Some(x);
                     last.insert(x, Last::Picked(i));
@@ -147,6 +333,7 @@ impl StateJudge {
                         && let Some(Last::Placed { at, on }) = last.get(x)
                     {
                         flag(
+                            StateRule::StillInHand,
                             *at,
                             format!(
                                 "{x} is still in hand at step {} (used there without a pick-up), so putting it on {on} here contradicts the rest of the plan",
@@ -160,6 +347,7 @@ impl StateJudge {
                             && is_drain(target)
                         {
                             flag(
+                                StateRule::PouredAway,
                                 i,
                                 format!(
                                     "pouring {x} into {target} throws away what step {} filled it with",
@@ -172,6 +360,7 @@ impl StateJudge {
                                 && only_motion(*p, i)
                             {
                                 flag(
+                                    StateRule::PouredAway,
                                     *p,
                                     format!(
                                         "{x} is picked up only to be poured out at step {}",
@@ -199,6 +388,7 @@ impl StateJudge {
                     {
                         let word = if on { "on" } else { "off" };
                         flag(
+                            StateRule::RepeatedSwitch,
                             i,
                             format!("{x} was already switched {word} at step {}", pos[*k] + 1),
                         );
@@ -218,7 +408,11 @@ impl StateJudge {
                     match opened.get(x) {
                         Some((state, k)) if *state == open => {
                             let word = if open { "opened" } else { "closed" };
-                            flag(i, format!("{x} was already {word} at step {}", pos[*k] + 1));
+                            flag(
+                                StateRule::IdleOpenClose,
+                                i,
+                                format!("{x} was already {word} at step {}", pos[*k] + 1),
+                            );
                         }
                         Some((true, k)) if !open && only_motion(*k, i) => {
                             let why = format!(
@@ -226,8 +420,8 @@ impl StateJudge {
                                 pos[*k] + 1,
                                 pos[i] + 1
                             );
-                            flag(*k, why.clone());
-                            flag(i, why);
+                            flag(StateRule::IdleOpenClose, *k, why.clone());
+                            flag(StateRule::IdleOpenClose, i, why);
                             opened.insert(x, (open, i));
                         }
                         _ => {
@@ -240,9 +434,19 @@ impl StateJudge {
         }
 
         let mut missing = Vec::new();
-        irrelevant_and_misplaced(goal, &parsed, actions, pos, &mut flags, &mut missing);
-        for (i, why) in idle_motion(&parsed) {
-            flags.entry(i).or_insert(why);
+        irrelevant_and_misplaced(
+            goal,
+            &parsed,
+            actions,
+            pos,
+            self.rules,
+            &mut flags,
+            &mut missing,
+        );
+        if self.rules.contains(StateRule::IdleMotion) {
+            for (i, why) in idle_motion(&parsed) {
+                flags.entry(i).or_insert(why);
+            }
         }
         (flags, missing)
     }
@@ -255,6 +459,7 @@ fn irrelevant_and_misplaced(
     parsed: &[Option<TeachAction>],
     actions: &[&str],
     pos: &[usize],
+    rules: StateRules,
     flags: &mut BTreeMap<usize, String>,
     missing: &mut Vec<Critique>,
 ) {
@@ -295,6 +500,9 @@ fn irrelevant_and_misplaced(
             continue;
         }
         if !goal.mentions(x) && specific {
+            if !rules.contains(StateRule::IrrelevantObject) {
+                continue;
+            }
             // Irrelevant: picked up right before (only motion between), put down, never used.
             let pick = parsed[..j]
                 .iter()
@@ -321,6 +529,7 @@ fn irrelevant_and_misplaced(
             && r != on
             && goal.mentions(x)
             && goal.position(x) < goal.position(r)
+            && rules.contains(StateRule::MisplacedGoalObject)
         {
             flags.insert(
                 j,

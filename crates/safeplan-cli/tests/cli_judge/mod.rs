@@ -201,3 +201,60 @@ fn the_teach_dev_split_from_the_readme_command() {
     let m: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("metrics");
     assert!(m["f1"].as_f64().is_some_and(|f| f >= 0.9), "{m}");
 }
+
+/// `--cv`: the two hand-labelled episodes are two games, so two folds hold one each; the
+/// pooled held-out counts of the rule judge (which has no settings) are its whole-file
+/// counts, and a fold count the games cannot fill is refused with exit 2.
+#[test]
+fn cross_validation_pools_held_out_folds_and_refuses_impossible_splits() {
+    let dir = Dir::new("judge-cv");
+    dir.write("eps.jsonl", EPISODES);
+    let whole = run(
+        &dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            "rule",
+            "--out",
+            "w",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&whole), 0, "{}", stderr(&whole));
+    let whole: serde_json::Value = serde_json::from_str(&stdout(&whole)).expect("metrics");
+    let out = run(
+        &dir,
+        &[
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            "rule",
+            "--cv",
+            "2",
+            "--out",
+            "cv",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("pooled (held-out)"),
+        "{}",
+        stdout(&out)
+    );
+    let cv: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("cv/cv.json")).expect("cv.json"),
+    )
+    .expect("JSON");
+    for key in ["tp", "fp", "fn"] {
+        assert_eq!(cv["pooled"]["figures"][key], whole[key], "{key}: {cv}");
+    }
+    assert_eq!(cv["folds"].as_array().map(Vec::len), Some(2));
+    let out = run(&dir, &["judge", "eps.jsonl", "--cv", "3", "--out", "cv"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("cannot split 2 labelled games into 3 folds"),
+        "{}",
+        stderr(&out)
+    );
+}
