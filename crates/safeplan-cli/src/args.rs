@@ -167,6 +167,20 @@ pub enum Command {
     )]
     Judge(crate::judge::JudgeArgs),
 
+    /// Learn the state judge's priors (how real play uses each object class) from
+    /// unlabelled episodes.
+    #[command(
+        long_about = "Count, for each object class of TEACh-style episodes (the name without \
+                      its instance number), how often each verb used it as the object and as \
+                      the target. No labels are read. The state judge ships with the counts of \
+                      teach/episodes.jsonl.gz; this is the command that made them.",
+        after_help = "Example:\n  \
+                      safeplan priors ../shared/data/teach/episodes.jsonl.gz \
+                      --out crates/safeplan-judge/data/teach-priors.json\n\n\
+                      Exit status: 0 written, 2 unreadable episodes or unwritable --out."
+    )]
+    Priors(crate::priors::PriorsArgs),
+
     /// Benchmark planners on a suite of safety-augmented tasks, resumably.
     #[command(
         long_about = "Run every planner on every task of a suite (tasks x planners x samples \

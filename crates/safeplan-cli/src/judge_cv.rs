@@ -22,7 +22,7 @@ pub fn run(
     let tuned = args.judge == "state";
     let fit = |training: &[&LabelledEpisode]| {
         if tuned {
-            let fitted = StateJudge::fit(training);
+            let fitted = StateJudge::default().fit(training);
             Fitted {
                 settings: fitted
                     .rules

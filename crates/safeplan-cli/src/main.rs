@@ -63,6 +63,7 @@ mod judge;
 mod judge_cv;
 mod llm;
 mod plan;
+mod priors;
 mod render;
 mod report;
 mod safety;
@@ -131,6 +132,7 @@ fn main() -> ExitCode {
             judge::Status::Done => EXIT_OK,
             judge::Status::SomeFailed => EXIT_ERRORS,
         }),
+        Command::Priors(args) => priors::run(args).map(|()| EXIT_OK),
         Command::Bench(args) => bench::run(args).map(|status| match status {
             bench::Status::Complete => EXIT_OK,
             bench::Status::Errors => EXIT_LIMIT,

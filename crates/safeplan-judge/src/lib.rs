@@ -63,6 +63,7 @@ mod episode;
 mod error;
 mod llm;
 mod plan;
+pub mod priors;
 mod refine;
 mod revise;
 mod rule;

@@ -1,6 +1,7 @@
 //! The state-tracking judge for TEACh-style action sequences.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -10,6 +11,7 @@ use safeplan_metrics::Confusion;
 use crate::episode::{Episode, Gold, LabelledEpisode};
 use crate::error::JudgeError;
 use crate::plan::{Critique, CritiqueKind, Plan};
+use crate::priors::Priors;
 use crate::refine::{Judge, Judgement};
 use crate::score::score_flags;
 use crate::teach::{GoalWords, TeachAction, TeachVerb, idle_motion, name_words, parse_teach};
@@ -44,10 +46,22 @@ use crate::teach::{GoalWords, TeachAction, TeachVerb, idle_motion, name_words, p
 /// Each rule can be switched off ([`StateRules`]), so that an evaluation can choose the
 /// rules on training episodes and score them on held-out ones ([`StateJudge::fit`], used by
 /// [`crate::cv`]); [`StateJudge::default`] runs them all.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StateJudge {
     /// The rules applied.
     pub rules: StateRules,
+    /// What real play does with each object class, for [`StateRule::UnseenUse`].
+    pub priors: Arc<Priors>,
+}
+
+impl Default for StateJudge {
+    /// Every rule, with the priors shipped with the crate ([`Priors::teach`]).
+    fn default() -> Self {
+        StateJudge {
+            rules: StateRules::all(),
+            priors: Priors::teach(),
+        }
+    }
 }
 
 /// One rule of the [`StateJudge`].
@@ -71,11 +85,15 @@ pub enum StateRule {
     MisplacedGoalObject,
     /// Zero moves, whole turns, adjacent turns that cancel.
     IdleMotion,
+    /// A verb that real play never uses on the object's class (learned [`Priors`]): a
+    /// substituted step; when the class's usual use is known (a put on a house plant is a
+    /// pour into it), that step is proposed as MISSING.
+    UnseenUse,
 }
 
 impl StateRule {
     /// Every rule, in a fixed order.
-    pub const ALL: [StateRule; 8] = [
+    pub const ALL: [StateRule; 9] = [
         StateRule::UndonePlacement,
         StateRule::StillInHand,
         StateRule::PouredAway,
@@ -84,6 +102,7 @@ impl StateRule {
         StateRule::IrrelevantObject,
         StateRule::MisplacedGoalObject,
         StateRule::IdleMotion,
+        StateRule::UnseenUse,
     ];
 
     fn bit(self) -> u16 {
@@ -135,7 +154,7 @@ impl StateRules {
             .filter(move |r| self.contains(*r))
     }
 
-    /// Every subset of all rules (2⁸ sets), the empty set first.
+    /// Every subset of all rules (2⁹ sets), the empty set first.
     pub fn every_subset() -> impl Iterator<Item = StateRules> {
         (0..1u16 << StateRule::ALL.len()).map(StateRules)
     }
@@ -190,10 +209,13 @@ enum Last {
 impl StateJudge {
     /// A judge applying only `rules`.
     pub fn with_rules(rules: StateRules) -> StateJudge {
-        StateJudge { rules }
+        StateJudge {
+            rules,
+            ..StateJudge::default()
+        }
     }
 
-    /// The judge whose rules flag the gold REMOVE labels of `training` best: of every
+    /// The judge (with these priors) whose rules flag the gold REMOVE labels of `training` best: of every
     /// subset of the rules, the one with the highest micro F1 over the episodes' original
     /// actions, then the highest precision, then the most rules (a rule that never fires
     /// on the training episodes is kept: it was written from principle, not from them).
@@ -202,7 +224,7 @@ impl StateJudge {
     /// A subset is scored on one judgement per episode, not a whole loop: the judge
     /// reports to a fixpoint, so a loop with REMOVE applied flags the same steps. This is
     /// what cross-validation ([`crate::cv`]) fits on the training folds.
-    pub fn fit(training: &[&LabelledEpisode]) -> StateJudge {
+    pub fn fit(&self, training: &[&LabelledEpisode]) -> StateJudge {
         let labelled: Vec<(GoalWords, Vec<&str>, &Gold)> = training
             .iter()
             .filter_map(|l| {
@@ -212,7 +234,10 @@ impl StateJudge {
             })
             .collect();
         let score = |rules: StateRules| {
-            let judge = StateJudge::with_rules(rules);
+            let judge = StateJudge {
+                rules,
+                priors: self.priors.clone(),
+            };
             let total: Confusion = labelled
                 .iter()
                 .map(|(goal, actions, gold)| {
@@ -236,7 +261,10 @@ impl StateJudge {
                 best = (rules, s);
             }
         }
-        StateJudge::with_rules(best.0)
+        StateJudge {
+            rules: best.0,
+            priors: self.priors.clone(),
+        }
     }
 
     /// The critiques of `actions` for a goal with every rule (synchronous).
@@ -434,6 +462,24 @@ impl StateJudge {
         }
 
         let mut missing = Vec::new();
+        if self.rules.contains(StateRule::UnseenUse) {
+            for (i, a) in parsed.iter().enumerate() {
+                let Some(a) = a else { continue };
+                if flags.contains_key(&i) {
+                    continue;
+                }
+                if let Some((why, meant)) = self.priors.unseen_use(a, actions[i]) {
+                    if let Some(step) = meant {
+                        missing.push(Critique::missing(
+                            Some(i),
+                            format!("step {} was meant as {step}", pos[i] + 1),
+                            vec![step],
+                        ));
+                    }
+                    flags.insert(i, why);
+                }
+            }
+        }
         irrelevant_and_misplaced(
             goal,
             &parsed,

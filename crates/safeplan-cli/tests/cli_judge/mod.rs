@@ -258,3 +258,37 @@ fn cross_validation_pools_held_out_folds_and_refuses_impossible_splits() {
         stderr(&out)
     );
 }
+
+/// The priors shipped with the state judge are exactly what `safeplan priors` learns from
+/// the unlabelled corpus (the documented command reproduces them).
+#[test]
+fn the_shipped_priors_are_relearned_from_the_corpus() {
+    let Some(data) = safeplan_testkit::data_dir() else {
+        return;
+    };
+    let dir = Dir::new("judge-priors");
+    let corpus = data.join("teach/episodes.jsonl.gz");
+    let out = run(
+        &dir,
+        &[
+            "priors",
+            corpus.to_str().expect("a UTF-8 path"),
+            "--out",
+            "priors.json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let learned: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("priors.json")).expect("written"),
+    )
+    .expect("JSON");
+    let shipped: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../safeplan-judge/data/teach-priors.json"
+    ))
+    .expect("JSON");
+    assert_eq!(learned, shipped);
+    assert_eq!(learned["episodes"], 2196);
+    // Nobody puts anything on a house plant; players pour into it.
+    assert!(learned["classes"]["HousePlant"]["target"]["PutAOnB"].is_null());
+    assert!(learned["classes"]["HousePlant"]["target"]["PourFromAIntoB"].as_u64() >= Some(10));
+}
