@@ -181,6 +181,22 @@ pub enum Command {
     )]
     Priors(crate::priors::PriorsArgs),
 
+    /// Make a labelled synthetic judge set: the plan verification paper's four kinds of
+    /// noise injected into real unlabelled games at known places.
+    #[command(
+        long_about = "Take the shortest --games unlabelled TEACh-style games and inject, into \
+                      each, each of the paper's kinds of noise that fits it (an irrelevant \
+                      pick-up and placement, a wrong placement followed by a recovery, extra \
+                      turns, a put or pour substituted by a verb real play never uses there), \
+                      one episode per game and kind, with gold labels at the injected steps. \
+                      Score a judge on it with `safeplan judge FILE --cv 5`.",
+        after_help = "Example:\n  \
+                      safeplan teach-noise ../shared/data/teach/episodes.jsonl.gz --out synth.jsonl\n  \
+                      safeplan judge synth.jsonl --judge state --cv 5\n\n\
+                      Exit status: 0 written, 2 unreadable episodes or unwritable --out."
+    )]
+    TeachNoise(crate::teach_noise::TeachNoiseArgs),
+
     /// Benchmark planners on a suite of safety-augmented tasks, resumably.
     #[command(
         long_about = "Run every planner on every task of a suite (tasks x planners x samples \

@@ -69,6 +69,7 @@ mod report;
 mod safety;
 mod suite;
 mod synth;
+mod teach_noise;
 mod validate;
 
 use std::io::Write;
@@ -133,6 +134,7 @@ fn main() -> ExitCode {
             judge::Status::SomeFailed => EXIT_ERRORS,
         }),
         Command::Priors(args) => priors::run(args).map(|()| EXIT_OK),
+        Command::TeachNoise(args) => teach_noise::run(args).map(|()| EXIT_OK),
         Command::Bench(args) => bench::run(args).map(|status| match status {
             bench::Status::Complete => EXIT_OK,
             bench::Status::Errors => EXIT_LIMIT,

@@ -62,6 +62,33 @@ pub struct LabelledEpisode {
     pub gold: Option<Gold>,
 }
 
+impl LabelledEpisode {
+    /// The episode as one JSONL line in the judge-dev format ([`read_episodes`] reads it
+    /// back): id, goal, dialogue, actions and, when labelled, the gold fields. A bound PDDL
+    /// task is not written (its paths are relative to the file it came from).
+    pub fn to_json(&self) -> serde_json::Value {
+        let e = &self.episode;
+        let mut line = serde_json::json!({
+            "id": e.id,
+            "goal": e.goal,
+            "dialogue": e.dialogue,
+            "dialogue_at": e.dialogue_at,
+            "actions": e.actions,
+        });
+        if let (Some(g), Some(map)) = (&self.gold, line.as_object_mut()) {
+            map.insert("remove".into(), serde_json::json!(g.remove));
+            map.insert("remove_alts".into(), serde_json::json!(g.remove_alts));
+            map.insert("missing".into(), serde_json::json!(g.missing));
+            map.insert("missing_after".into(), serde_json::json!(g.missing_after));
+            map.insert("nav_rewrites".into(), serde_json::json!(g.nav_rewrites));
+            if let Some(clean) = &g.clean_actions {
+                map.insert("clean_actions".into(), serde_json::json!(clean));
+            }
+        }
+        line
+    }
+}
+
 /// One JSONL line, as written by the TEACh judge-dev set, the TEACh episode corpus
 /// (`task`/`instruction` instead of `goal`/`dialogue`), or a user binding a PDDL task.
 #[derive(Deserialize)]

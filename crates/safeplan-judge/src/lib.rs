@@ -62,6 +62,7 @@ mod ensemble;
 mod episode;
 mod error;
 mod llm;
+pub mod noise;
 mod plan;
 pub mod priors;
 mod refine;
