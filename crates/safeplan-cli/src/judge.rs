@@ -16,7 +16,7 @@ use safeplan_judge::transcript::{RefinedLine, transcript_lines};
 use safeplan_judge::{
     ApplyCritiques, AutoReviser, Combine, EnsembleJudge, Judge, LabelledEpisode, LlmJudge,
     LlmJudgeOptions, LlmReviser, LlmReviserOptions, RefineOptions, Refiner, Reviser, RuleJudge,
-    StateJudge, StopReason, SymbolicJudge, SymbolicReviser, read_episodes,
+    StateJudge, StateRules, StopReason, SymbolicJudge, SymbolicReviser, read_episodes,
 };
 use safeplan_llm::{LlmProvider, ProviderSpec, Stack};
 
@@ -30,8 +30,9 @@ pub struct JudgeArgs {
     #[arg(value_name = "EPISODES")]
     pub episodes: PathBuf,
 
-    /// The judge: rule, state, symbolic, llm:PROVIDER_SPEC, llm-json:PROVIDER_SPEC (JSON
-    /// mode), or ensemble:union|intersection|majority:A,B,...
+    /// The judge: rule, state (state:all with the habit rules, state:RULE,RULE,... with
+    /// the rules named), symbolic, llm:PROVIDER_SPEC, llm-json:PROVIDER_SPEC (JSON mode), or
+    /// ensemble:union|intersection|majority:A,B,...
     #[arg(long, value_name = "JUDGE", default_value = "state")]
     pub judge: String,
 
@@ -115,6 +116,15 @@ pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
     match spec {
         "rule" => return Ok(Arc::new(RuleJudge)),
         "state" => return Ok(Arc::new(StateJudge::default())),
+        _ if spec.starts_with("state:") => {
+            let rules = StateRules::parse(&spec["state:".len()..]).map_err(|e| {
+                input(
+                    e,
+                    "write state, state:all or state:undone-placement,still-in-hand,...",
+                )
+            })?;
+            return Ok(Arc::new(StateJudge::with_rules(rules)));
+        }
         "symbolic" => return Ok(Arc::new(SymbolicJudge)),
         _ => {}
     }

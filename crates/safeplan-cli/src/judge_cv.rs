@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use safeplan_judge::cv::{CrossValidation, CvOptions, Fitted, cross_validate};
-use safeplan_judge::{Judge, LabelledEpisode, RefineOptions, Reviser, StateJudge};
+use safeplan_judge::{Judge, LabelledEpisode, RefineOptions, Reviser, StateJudge, StateRules};
 use safeplan_metrics::{BootstrapOptions, Interval};
 
 use crate::check::Failure;
@@ -19,10 +19,17 @@ pub fn run(
     reviser: Arc<dyn Reviser>,
     labelled: &[LabelledEpisode],
 ) -> Result<Status, Failure> {
-    let tuned = args.judge == "state";
+    // A state judge chooses which of its rules apply; other judges have no settings.
+    let base: Option<StateJudge> = match args.judge.as_str() {
+        "state" => Some(StateJudge::default()),
+        spec => spec
+            .strip_prefix("state:")
+            .and_then(|rules| StateRules::parse(rules).ok())
+            .map(StateJudge::with_rules),
+    };
     let fit = |training: &[&LabelledEpisode]| {
-        if tuned {
-            let fitted = StateJudge::default().fit(training);
+        if let Some(base) = &base {
+            let fitted = base.fit(training);
             Fitted {
                 settings: fitted
                     .rules

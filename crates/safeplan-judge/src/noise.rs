@@ -12,7 +12,7 @@
 //!   and the goal never names, put on a receptacle the game never uses, where the hands are
 //!   empty.
 //! - [`NoiseKind::WrongPlacement`]: right after a pick-up, the object put on a receptacle
-//!   the game never uses and picked up again (the recovery); like the authors' labels, the
+//!   (furniture, not an appliance) the game never uses and picked up again (the recovery); like the authors' labels, the
 //!   wrong placement and the re-pick-up are gold, the first pick-up and the wrong placement
 //!   an accepted alternative.
 //! - [`NoiseKind::ExtraMotion`]: two half turns inserted between steps that are not turns.
@@ -63,11 +63,14 @@ impl NoiseKind {
 }
 
 /// Classes real players pick up (for the irrelevant object) or put things on (for the wrong
-/// receptacle) often enough to be ordinary, in name order.
+/// receptacle) often enough to be ordinary, in name order. Receptacles are furniture, not
+/// appliances: every one of the 20 wrong placements in the dev split's noise is on furniture
+/// (a shelf, a table, a chair, the floor), and an appliance acts on what is put on it.
 fn common(priors: &Priors, target: bool) -> Vec<&str> {
     priors
         .classes
         .iter()
+        .filter(|(c, _)| !(target && priors.is_appliance(c)))
         .filter(|(_, u)| {
             let n = if target {
                 u.target.get("PutAOnB")

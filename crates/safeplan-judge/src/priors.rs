@@ -136,6 +136,12 @@ impl Priors {
         })
     }
 
+    /// Whether real players switch on objects of this name's class (at least
+    /// [`MIN_EVIDENCE`] times): an appliance, which acts on what is put on it.
+    pub fn is_appliance(&self, name: &str) -> bool {
+        self.as_object(object_class(name), "ToggleOn").0 >= MIN_EVIDENCE
+    }
+
     /// Why real play says `action` is not what the player meant, if it does: a verb never
     /// used on a class that real players used at least [`MIN_EVIDENCE`] times in that role
     /// with other verbs. Also the step the player probably meant, when one verb with the

@@ -190,3 +190,42 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_placement_on_an_appliance_is_a_use_not_a_detour() {
+    // Real players switch toasters on (the shipped priors): bread put in one and taken out
+    // was toasted, even when this sequence never switches it on.
+    let toast = [
+        "Driver.PickUp('Bread')",
+        "Driver.PutAOnB('Bread', 'Toaster')",
+        "Driver.TurnLeft(90.0)",
+        "Driver.PickUp('Bread')",
+        "Driver.PutAOnB('Bread', 'Plate')",
+    ];
+    assert_eq!(
+        removes("Make a plate of toast.", &toast),
+        Vec::<usize>::new()
+    );
+    // The same detour over a shelf is one.
+    let shelf = toast.map(|a| a.replace("Toaster", "Shelf"));
+    let shelf: Vec<&str> = shelf.iter().map(String::as_str).collect();
+    assert_eq!(removes("Make a plate of toast.", &shelf), vec![1, 3]);
+}
+
+#[test]
+fn rule_lists_parse_and_unknown_names_say_what_is_known() {
+    use safeplan_judge::{StateRule, StateRules};
+    assert_eq!(StateRules::parse("all"), Ok(StateRules::all()));
+    assert_eq!(
+        StateRules::parse("undone-placement, idle-motion"),
+        Ok(StateRules::none()
+            .with(StateRule::UndonePlacement)
+            .with(StateRule::IdleMotion))
+    );
+    assert!(!StateRules::default().contains(StateRule::IdleMotion));
+    let e = StateRules::parse("telepathy").expect_err("unknown");
+    assert!(
+        e.contains("unknown state rule `telepathy`") && e.contains("unseen-use"),
+        "{e}"
+    );
+}

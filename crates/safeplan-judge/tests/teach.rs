@@ -175,7 +175,7 @@ fn fitting_drops_a_rule_the_training_labels_refute() {
     .join("\n");
     let training = safeplan_judge::read_episodes(&lines, None).expect("two episodes");
     let refs: Vec<&LabelledEpisode> = training.iter().collect();
-    let fitted = StateJudge::default().fit(&refs);
+    let fitted = StateJudge::with_rules(StateRules::all()).fit(&refs);
     assert!(!fitted.rules.contains(StateRule::IdleMotion));
     assert!(fitted.rules.contains(StateRule::UndonePlacement));
     // Rules that never fire here are kept (ties go to more rules).
