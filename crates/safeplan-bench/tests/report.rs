@@ -737,7 +737,12 @@ fn judge_metrics_get_intervals_over_episodes() {
         ],
         "per_episode": [
             {"id": "a", "remove": {"tp": 2, "fp": 0, "fn": 0}, "gold_set": 0, "missing": {"tp": 0, "fp": 0, "fn": 0}},
-            {"id": "b", "remove": {"tp": 1, "fp": 1, "fn": 1}, "gold_set": 0, "missing": {"tp": 1, "fp": 0, "fn": 0}},
+            {"id": "b", "remove": {"tp": 1, "fp": 1, "fn": 1}, "gold_set": 0, "missing": {"tp": 1, "fp": 0, "fn": 0},
+             "steps": [
+                {"index": 1, "text": "Driver.PutAOnB('Mug', 'Shelf')", "outcome": "tp", "reason": "undone | redone"},
+                {"index": 2, "text": "Driver.TurnLeft(360.0)", "outcome": "fp", "reason": "a whole turn"},
+                {"index": 4, "text": "Driver.PickUp('Mug')", "outcome": "fn"}
+             ]},
             {"id": "c", "remove": {"tp": 0, "fp": 0, "fn": 1}, "gold_set": 1, "missing": {"tp": 0, "fp": 0, "fn": 1}}
         ]
     }))
@@ -754,4 +759,22 @@ fn judge_metrics_get_intervals_over_episodes() {
     assert!(!html.contains("http://") && !html.contains("https://"));
     let csv = safeplan_bench::report::render_judge_csv(&r);
     assert!(csv.contains("convergence,,2,3,share,1,,"), "{csv}");
+    // The drill-down: only the episode with steps, each step with its outcome and reason,
+    // table cells escaped.
+    assert_eq!(r.drilldown.len(), 1);
+    assert!(md.contains("### b (tp 1, fp 1, fn 1)"), "{md}");
+    assert!(
+        md.contains("| 2 | `Driver.PutAOnB('Mug', 'Shelf')` | tp | undone \\| redone |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 5 | `Driver.PickUp('Mug')` | fn |  |"),
+        "{md}"
+    );
+    assert!(
+        html.contains(
+            "<td><code>Driver.TurnLeft(360.0)</code></td><td>fp</td><td>a whole turn</td>"
+        ),
+        "{html}"
+    );
 }

@@ -5,6 +5,7 @@ use safeplan_metrics::Confusion;
 use serde::{Deserialize, Serialize};
 
 use crate::episode::Gold;
+use crate::plan::CritiqueKind;
 use crate::refine::Refinement;
 use crate::teach::{name_words, parse_teach};
 
@@ -22,13 +23,97 @@ pub struct EpisodeScore {
     /// Inserted steps against the gold `missing` steps, matched loosely (same verb and
     /// first argument for TEACh steps, the same text otherwise).
     pub missing: Confusion,
+    /// The drill-down: every original step that was flagged or is gold REMOVE (in the
+    /// gold set that counted), in order, with its outcome and the judge's reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepOutcome>,
+}
+
+/// What became of one original step that was flagged or should have been.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepOutcome {
+    /// Its 0-based index in the original sequence.
+    pub index: usize,
+    /// Its text.
+    pub text: String,
+    /// `tp` (flagged, gold), `fp` (flagged, not gold) or `fn` (gold, not flagged).
+    pub outcome: Outcome,
+    /// The reason of the REMOVE critique that dropped it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A step's detection outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Flagged and gold.
+    Tp,
+    /// Flagged, not gold.
+    Fp,
+    /// Gold, not flagged.
+    Fn,
+}
+
+/// The reason each original step was removed for: the REMOVE critique of the round that
+/// dropped it, found through the steps' provenance.
+fn removal_reasons(refinement: &Refinement) -> std::collections::BTreeMap<usize, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for round in &refinement.rounds {
+        for c in &round.judgement.critiques {
+            if c.kind != CritiqueKind::Remove {
+                continue;
+            }
+            if let Some(i) = c
+                .index
+                .and_then(|k| round.plan.steps.get(k))
+                .and_then(|s| s.original())
+            {
+                out.entry(i).or_insert_with(|| c.reason.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Score one refinement. Gold alternatives are accepted: of `remove` and each of
 /// `remove_alts`, the one giving the most true positives, then the fewest errors, counts
 /// (`remove` wins ties).
 pub fn score_episode(refinement: &Refinement, gold: &Gold) -> EpisodeScore {
-    let (remove, gold_set) = score_flags(&refinement.flagged(), gold);
+    let flagged = refinement.flagged();
+    let (remove, gold_set) = score_flags(&flagged, gold);
+    let counted: &[usize] = match gold_set {
+        0 => &gold.remove,
+        k => gold
+            .remove_alts
+            .get(k - 1)
+            .map_or(&gold.remove, Vec::as_slice),
+    };
+    let reasons = removal_reasons(refinement);
+    let text = |i: usize| {
+        refinement
+            .rounds
+            .first()
+            .and_then(|r| r.plan.steps.get(i))
+            .map(|s| s.text.clone())
+            .unwrap_or_default()
+    };
+    let mut indices: Vec<usize> = flagged.iter().chain(counted).copied().collect();
+    indices.sort_unstable();
+    indices.dedup();
+    let steps = indices
+        .into_iter()
+        .map(|i| StepOutcome {
+            index: i,
+            text: text(i),
+            outcome: match (flagged.contains(&i), counted.contains(&i)) {
+                (true, true) => Outcome::Tp,
+                (true, false) => Outcome::Fp,
+                _ => Outcome::Fn,
+            },
+            reason: reasons.get(&i).cloned(),
+        })
+        .collect();
     let inserted: Vec<String> = refinement
         .missing()
         .iter()
@@ -40,6 +125,7 @@ pub fn score_episode(refinement: &Refinement, gold: &Gold) -> EpisodeScore {
         remove,
         gold_set,
         missing: multiset_confusion(&inserted, &wanted),
+        steps,
     }
 }
 

@@ -63,6 +63,33 @@ pub struct EpisodeCounts {
     pub gold_set: usize,
     /// Inserted steps against gold MISSING steps.
     pub missing: Confusion,
+    /// Every original step flagged or gold, with its outcome and the judge's reason.
+    pub steps: Vec<StepRow>,
+}
+
+/// One step of the drill-down, as `metrics.json` has it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StepRow {
+    /// 0-based index in the original sequence.
+    pub index: usize,
+    /// The step's text.
+    pub text: String,
+    /// `tp`, `fp` or `fn`.
+    pub outcome: String,
+    /// Why the judge removed it, when it did.
+    pub reason: Option<String>,
+}
+
+/// One episode of the drill-down: its counts and its steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeDrill {
+    /// The episode id.
+    pub id: String,
+    /// Flagged steps against the gold set that counted.
+    pub remove: Confusion,
+    /// The flagged or gold steps.
+    pub steps: Vec<StepRow>,
 }
 
 /// The report of a judge run.
@@ -96,6 +123,9 @@ pub struct JudgeReport {
     pub missing_prf: safeplan_metrics::Prf,
     /// The convergence curve.
     pub convergence: Vec<ConvergenceRow>,
+    /// Per episode, each flagged or gold step with its outcome and reason; episodes with
+    /// an error (a false positive or a miss) first, then the rest, each group in file order.
+    pub drilldown: Vec<EpisodeDrill>,
 }
 
 impl JudgeReport {
@@ -125,8 +155,83 @@ impl JudgeReport {
             missing: metrics.missing,
             missing_prf: metrics.missing.prf(),
             convergence: metrics.convergence.clone(),
+            drilldown: drilldown(metrics),
         }
     }
+}
+
+fn drilldown(metrics: &JudgeRunMetrics) -> Vec<EpisodeDrill> {
+    let mut rows: Vec<EpisodeDrill> = metrics
+        .per_episode
+        .iter()
+        .filter(|e| !e.steps.is_empty())
+        .map(|e| EpisodeDrill {
+            id: e.id.clone(),
+            remove: e.remove,
+            steps: e.steps.clone(),
+        })
+        .collect();
+    // Stable: errors first, file order kept within each group.
+    rows.sort_by_key(|e| e.remove.fp + e.remove.fn_ == 0);
+    rows
+}
+
+/// The drill-down as Markdown: one table per episode.
+fn drilldown_markdown(r: &JudgeReport) -> String {
+    if r.drilldown.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "## Per episode\n\nEach step the judge flagged or the gold labels mark (REMOVE), with \
+         its outcome: tp (flagged, gold), fp (flagged, not gold), fn (gold, missed).\n\n",
+    );
+    for e in &r.drilldown {
+        s.push_str(&format!(
+            "### {} (tp {}, fp {}, fn {})\n\n| step | action | outcome | judge's reason |\n|---:|---|---|---|\n",
+            e.id, e.remove.tp, e.remove.fp, e.remove.fn_
+        ));
+        for st in &e.steps {
+            s.push_str(&format!(
+                "| {} | `{}` | {} | {} |\n",
+                st.index + 1,
+                st.text.replace('|', "\\|").replace('`', "'"),
+                st.outcome,
+                st.reason.as_deref().unwrap_or("").replace('|', "\\|")
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The drill-down as HTML tables.
+fn drilldown_html(r: &JudgeReport) -> String {
+    if r.drilldown.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "<h2>Per episode</h2>\n<p>Each step the judge flagged or the gold labels mark          (REMOVE): tp (flagged, gold), fp (flagged, not gold), fn (gold, missed).</p>\n",
+    );
+    for e in &r.drilldown {
+        s.push_str(&format!(
+            "<h3>{} (tp {}, fp {}, fn {})</h3>\n<table><tr><th>step</th><th>action</th><th>outcome</th><th>judge's reason</th></tr>\n",
+            escape(&e.id),
+            e.remove.tp,
+            e.remove.fp,
+            e.remove.fn_
+        ));
+        for st in &e.steps {
+            s.push_str(&format!(
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
+                st.index + 1,
+                escape(&st.text),
+                escape(&st.outcome),
+                escape(st.reason.as_deref().unwrap_or(""))
+            ));
+        }
+        s.push_str("</table>\n");
+    }
+    s
 }
 
 /// The judge report as Markdown: the P/R/F1 table and the convergence table.
@@ -170,6 +275,8 @@ pub fn render_judge_markdown(r: &JudgeReport) -> String {
             100.0 * p.share
         ));
     }
+    s.push('\n');
+    s.push_str(&drilldown_markdown(r));
     s
 }
 
@@ -210,6 +317,7 @@ pub fn render_judge_html(r: &JudgeReport) -> String {
         ));
     }
     body.push_str("</table>\n");
+    body.push_str(&drilldown_html(r));
     page(&r.title, &body)
 }
 

@@ -29,8 +29,8 @@ mod model;
 pub use csv::{CSV_HEADER, render_csv};
 pub use html::render_html;
 pub use judge::{
-    ConvergenceRow, EpisodeCounts, JudgeReport, JudgeRunMetrics, render_judge_csv,
-    render_judge_html, render_judge_json, render_judge_markdown,
+    ConvergenceRow, EpisodeCounts, EpisodeDrill, JudgeReport, JudgeRunMetrics, StepRow,
+    render_judge_csv, render_judge_html, render_judge_json, render_judge_markdown,
 };
 pub use markdown::render_markdown;
 pub use model::{
