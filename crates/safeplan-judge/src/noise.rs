@@ -17,8 +17,9 @@
 //!   an accepted alternative.
 //! - [`NoiseKind::ExtraMotion`]: two half turns inserted between steps that are not turns.
 //! - [`NoiseKind::SubstitutedAction`]: a put replaced by a pour or a pour by a put, where
-//!   real play ([`Priors`]) never uses the new verb on the target; gold REMOVE is the
-//!   substituted step and gold MISSING the original.
+//!   real play ([`Priors`]) never uses the new verb on the target, or a pick-up of an object
+//!   the game then puts or pours replaced by a pick-up of one the game never handles; gold
+//!   REMOVE is the substituted step and gold MISSING the original.
 
 use serde::{Deserialize, Serialize};
 
@@ -216,6 +217,27 @@ pub fn inject(
                         .then(|| (i, text.replacen(from, to, 1)))
                 })
                 .collect();
+            // Or a pick-up of the wrong object: one the game never handles, in place of
+            // an object the game then puts or pours.
+            let stranger = pick(&mut rng, &unused(common(priors, false))).cloned();
+            let mut swaps = swaps;
+            for (i, text) in actions.iter().enumerate() {
+                let Some(a) = parse_teach(text).filter(|a| a.verb == TeachVerb::PickUp) else {
+                    continue;
+                };
+                let (Some(x), Some(y)) = (a.object(), stranger.as_deref()) else {
+                    continue;
+                };
+                let next = actions[i + 1..]
+                    .iter()
+                    .filter_map(|t| parse_teach(t))
+                    .find(|b| {
+                        matches!(b.verb, TeachVerb::PickUp | TeachVerb::Put | TeachVerb::Pour)
+                    });
+                if next.is_some_and(|b| b.verb != TeachVerb::PickUp && b.object() == Some(x)) {
+                    swaps.push((i, text.replacen(x, y, 1)));
+                }
+            }
             let (i, swapped) = pick(&mut rng, &swaps)?.clone();
             gold.missing = vec![actions[i].clone()];
             gold.missing_after = vec![i as i64 - 1];
@@ -304,15 +326,29 @@ mod tests {
         let turns = inject(&g, NoiseKind::ExtraMotion, &p, 1).expect("a gap");
         let at = turns.gold.as_ref().expect("gold").remove[0];
         assert_eq!(at, 1, "the only gap between two steps that are not turns");
-        // Sink is a put target and never a pour target in these plays: put -> pour.
-        let sub = inject(&g, NoiseKind::SubstitutedAction, &p, 1).expect("a put");
-        assert_eq!(
-            sub.episode.actions[3],
-            "Driver.PourFromAIntoB('Mug', 'Sink')"
-        );
-        assert_eq!(
-            sub.gold.as_ref().map(|g| g.missing.clone()),
-            Some(vec![g.actions[3].clone()])
-        );
+        // Sink is a put target and never a pour target in these plays: put -> pour; or the
+        // pick-up of the mug becomes a pick-up of an apple, which the game never handles.
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..16 {
+            let sub = inject(&g, NoiseKind::SubstitutedAction, &p, seed).expect("a swap");
+            let gold = sub.gold.as_ref().expect("gold");
+            let i = gold.remove[0];
+            assert_eq!(gold.missing, vec![g.actions[i].clone()]);
+            let swapped = sub.episode.actions[i].clone();
+            assert!(
+                (i, swapped.as_str()) == (3, "Driver.PourFromAIntoB('Mug', 'Sink')")
+                    || (i, swapped.as_str()) == (1, "Driver.PickUp('Apple')"),
+                "{i} {swapped}"
+            );
+            seen.insert(i);
+        }
+        assert_eq!(seen.len(), 2, "both substitutions occur");
+
+        // Written as a JSONL line and read back, nothing is lost.
+        let line = wrong.to_json().to_string();
+        let back = crate::read_episodes(&line, None).expect("a valid line");
+        assert_eq!(back[0].episode.id, "g_1~wrong-placement");
+        assert_eq!(back[0].episode.actions, wrong.episode.actions);
+        assert_eq!(back[0].gold, wrong.gold);
     }
 }

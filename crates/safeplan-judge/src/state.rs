@@ -86,6 +86,11 @@ pub enum StateRule {
     MisplacedGoalObject,
     /// Zero moves, whole turns, adjacent turns that cancel.
     IdleMotion,
+    /// A put or pour of one object while another is in hand, never put down, and the first
+    /// never picked up: one hand cannot hold both (real play never does this: 0 of 17,291
+    /// puts), so the pick-up of the other is a substituted step; the pick-up of the object
+    /// put is proposed as MISSING.
+    WrongObject,
     /// A verb that real play never uses on the object's class (learned [`Priors`]): a
     /// substituted step; when the class's usual use is known (a put on a house plant is a
     /// pour into it), that step is proposed as MISSING.
@@ -94,7 +99,7 @@ pub enum StateRule {
 
 impl StateRule {
     /// Every rule, in a fixed order.
-    pub const ALL: [StateRule; 9] = [
+    pub const ALL: [StateRule; 10] = [
         StateRule::UndonePlacement,
         StateRule::StillInHand,
         StateRule::PouredAway,
@@ -104,6 +109,7 @@ impl StateRule {
         StateRule::MisplacedGoalObject,
         StateRule::IdleMotion,
         StateRule::UnseenUse,
+        StateRule::WrongObject,
     ];
 
     fn bit(self) -> u16 {
@@ -168,7 +174,7 @@ impl StateRules {
             .filter(move |r| self.contains(*r))
     }
 
-    /// Every subset of all rules (2⁹ sets), the empty set first.
+    /// Every subset of all rules (2¹⁰ sets), the empty set first.
     pub fn every_subset() -> impl Iterator<Item = StateRules> {
         (0..1u16 << StateRule::ALL.len()).map(StateRules)
     }
@@ -386,6 +392,7 @@ impl StateJudge {
         let mut opened: HashMap<&str, (bool, usize)> = HashMap::new();
         let mut filled: HashMap<&str, usize> = HashMap::new();
 
+        let mut missing = Vec::new();
         for (i, action) in parsed.iter().enumerate() {
             let Some(a) = action else { continue };
             let Some(x) = a.object() else { continue };
@@ -409,6 +416,26 @@ impl StateJudge {
                     last.insert(x, Last::Picked(i));
                 }
                 TeachVerb::Put | TeachVerb::Pour => {
+                    if let Some(y) = held
+                        && y != x
+                        && !matches!(last.get(x), Some(Last::Placed { .. }))
+                        && let Some(Last::Picked(p)) = last.get(y)
+                        && rules.contains(StateRule::WrongObject)
+                    {
+                        flag(
+                            StateRule::WrongObject,
+                            *p,
+                            format!(
+                                "{y} is picked up here but {x} is what step {} uses, and nothing puts {y} down: one hand cannot hold both",
+                                pos[i] + 1
+                            ),
+                        );
+                        missing.push(Critique::missing(
+                            Some(*p),
+                            format!("{x} has to be picked up before step {}", pos[i] + 1),
+                            vec![actions[*p].replacen(y, x, 1)],
+                        ));
+                    }
                     if held != Some(x)
                         && let Some(Last::Placed { at, on }) = last.get(x)
                     {
@@ -513,7 +540,6 @@ impl StateJudge {
             }
         }
 
-        let mut missing = Vec::new();
         if self.rules.contains(StateRule::UnseenUse) {
             for (i, a) in parsed.iter().enumerate() {
                 let Some(a) = a else { continue };

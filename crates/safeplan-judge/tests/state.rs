@@ -229,3 +229,33 @@ fn rule_lists_parse_and_unknown_names_say_what_is_known() {
         "{e}"
     );
 }
+
+#[test]
+fn a_put_of_an_object_never_picked_up_flags_the_pick_up_in_its_place() {
+    // The cup is picked up, never put down, and the mug is put: one hand cannot hold both,
+    // so the cup's pick-up stands where the mug's should be.
+    let a = [
+        "Driver.Move(1.0)",
+        "Driver.PickUp('Cup')",
+        "Driver.TurnLeft(90.0)",
+        "Driver.PutAOnB('Mug', 'Sink')",
+    ];
+    let c = StateJudge::judge(&GoalWords::new("Put the mug in the sink."), &a);
+    assert_eq!(
+        c.iter()
+            .map(|c| (c.kind, c.index, c.steps.clone()))
+            .collect::<Vec<_>>(),
+        vec![
+            (CritiqueKind::Remove, Some(1), vec![]),
+            (
+                CritiqueKind::Missing,
+                Some(1),
+                vec!["Driver.PickUp('Mug')".to_string()]
+            ),
+        ]
+    );
+    // Holding the mug itself, nothing is wrong.
+    let ok = a.map(|s| s.replace("Cup", "Mug"));
+    let ok: Vec<&str> = ok.iter().map(String::as_str).collect();
+    assert!(StateJudge::judge(&GoalWords::new("Put the mug in the sink."), &ok).is_empty());
+}
