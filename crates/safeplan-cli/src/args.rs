@@ -348,17 +348,25 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     /// The domain file: `(define (domain NAME) ...)`.
-    #[arg(value_name = "DOMAIN")]
-    pub domain: PathBuf,
+    #[arg(value_name = "DOMAIN", required_unless_present = "manifest")]
+    pub domain: Option<PathBuf>,
 
     /// The problem file: `(define (problem NAME) (:domain NAME) ...)`.
-    #[arg(value_name = "PROBLEM")]
-    pub problem: PathBuf,
+    #[arg(value_name = "PROBLEM", required_unless_present = "manifest")]
+    pub problem: Option<PathBuf>,
 
     /// One or more plans for the problem: one `(action arg...)` per line (IPC), optionally
     /// timestamped (`0.000: (action arg...) [1.000]`).
-    #[arg(value_name = "PLAN", required = true, num_args = 1..)]
+    #[arg(value_name = "PLAN", required_unless_present = "manifest", num_args = 1..)]
     pub plans: Vec<PathBuf>,
+
+    /// Validate a whole corpus in one call: FILE is JSON Lines of `{"domain", "problem",
+    /// "plan"}` (paths relative to FILE's folder; other fields are passed through under
+    /// "input"). Each task is compiled once, plans are validated in parallel, and one JSON
+    /// verdict per line is printed in input order; a bad line gets an error object and the
+    /// run goes on.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["domain", "problem", "plans"])]
+    pub manifest: Option<PathBuf>,
 
     /// Print one JSON object per plan, one per line (JSON Lines), instead of the human report.
     #[arg(long)]

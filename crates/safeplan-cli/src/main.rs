@@ -62,6 +62,7 @@ mod check;
 mod judge;
 mod judge_cv;
 mod llm;
+mod manifest;
 mod plan;
 mod priors;
 mod render;

@@ -31,7 +31,7 @@ use crate::render::Renderer;
 use crate::safety::Safety;
 
 /// The file arguments of `safeplan validate`, for hints.
-const USAGE: &str = "DOMAIN PROBLEM PLAN...";
+pub const USAGE: &str = "DOMAIN PROBLEM PLAN...";
 
 /// How a run of `safeplan validate` ended (the exit code is derived from this).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, result: &PlanResult) {
+    pub fn add(&mut self, result: &PlanResult) {
         if let PlanResult::Validated {
             safety: Some(safety),
             ..
@@ -160,9 +160,18 @@ impl Tally {
 
 /// Run `safeplan validate` and print a verdict per plan on standard output.
 pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
+    if let Some(manifest) = &args.manifest {
+        return crate::manifest::run(manifest, args);
+    }
+    let (Some(domain_path), Some(problem_path)) = (&args.domain, &args.problem) else {
+        return Err(Failure::Input {
+            message: "no DOMAIN and PROBLEM given".into(),
+            hint: Some("write safeplan validate DOMAIN PROBLEM PLAN..., or --manifest FILE".into()),
+        });
+    };
     let named = [
-        (args.domain.as_path(), FileKind::Domain),
-        (args.problem.as_path(), FileKind::Problem),
+        (domain_path.as_path(), FileKind::Domain),
+        (problem_path.as_path(), FileKind::Problem),
     ];
     let inputs = read_inputs(&named, USAGE).map_err(Failure::Read)?;
     let Checked {
@@ -176,7 +185,7 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         return Err(Failure::Input {
             message: format!(
                 "{} declares no 0-ary function `{name}` (--danger {name})",
-                args.domain.display()
+                domain_path.display()
             ),
             hint: Some(match zero_ary_functions(d) {
                 Some(list) => format!("{list}; name the danger fluent with --danger NAME"),
@@ -371,7 +380,7 @@ pub fn task_error_diagnostics(e: TaskError, domain: &Domain) -> Vec<Diagnostic> 
 }
 
 /// Read, decode and parse one plan, then execute it (and judge its safety).
-fn validate_one(
+pub fn validate_one(
     path: &Path,
     validator: &mut Validator<'_>,
     safety: Option<&SafetyTask>,

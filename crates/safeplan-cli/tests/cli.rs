@@ -17,6 +17,9 @@ mod cli_plan;
 #[path = "cli_judge/mod.rs"]
 mod cli_judge;
 
+#[path = "cli_manifest/mod.rs"]
+mod cli_manifest;
+
 #[path = "cli_bench/mod.rs"]
 mod cli_bench;
 
