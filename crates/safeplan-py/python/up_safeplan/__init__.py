@@ -1,0 +1,147 @@
+"""safeplan as a unified-planning engine: ``PlanValidator(name="safeplan")``.
+
+The engine writes the UP problem and plan as PDDL (UP's own ``PDDLWriter``) and validates
+them with :class:`safeplan.Task` — the same verdicts as the ``safeplan`` CLI, at its speed.
+Importing this module registers the engine with UP's environment factory; the package also
+declares it as a ``unified_planning.engines`` entry point.
+
+Supported problems: classical, sequential plans — flat or hierarchical typing, negative,
+disjunctive, equality, existential and universal conditions, conditional effects, static
+and simple numeric fluents as PDDL 2.1 writes them, and a plan-length or action-cost
+metric. Not supported: durative actions and temporal plans (UP's ``TimeTriggeredPlan``),
+processes and events, hierarchical (HTN) problems, multi-agent problems.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import unified_planning as up
+from unified_planning.engines import (
+    Credits,
+    Engine,
+    LogLevel,
+    LogMessage,
+    ValidationResult,
+    ValidationResultStatus,
+)
+from unified_planning.engines.mixins.plan_validator import PlanValidatorMixin
+from unified_planning.engines.results import FailedValidationReason
+from unified_planning.io import PDDLWriter
+from unified_planning.model import ProblemKind
+
+import safeplan
+
+__all__ = ["SafeplanEngine", "register"]
+
+_CREDITS = Credits(
+    "safeplan",
+    "the safeplan authors",
+    "",
+    "",
+    "MIT OR Apache-2.0",
+    "Deterministic PDDL plan validation with DESPITE safety verdicts, in Rust.",
+    "Validates sequential plans of classical PDDL problems with safeplan's validator.",
+)
+
+
+class SafeplanEngine(PlanValidatorMixin, Engine):
+    """A UP plan validator backed by :class:`safeplan.Task`."""
+
+    def __init__(self, **options: object) -> None:
+        Engine.__init__(self)
+        PlanValidatorMixin.__init__(self)
+        if options:
+            raise up.exceptions.UPUsageError(
+                f"the safeplan engine takes no options, got {sorted(options)}"
+            )
+
+    @property
+    def name(self) -> str:
+        return "safeplan"
+
+    @staticmethod
+    def get_credits(**kwargs: object) -> Optional[Credits]:
+        return _CREDITS
+
+    @staticmethod
+    def supported_kind() -> ProblemKind:
+        kind = ProblemKind(version=2)
+        kind.set_problem_class("ACTION_BASED")
+        kind.set_problem_type("SIMPLE_NUMERIC_PLANNING")
+        kind.set_problem_type("GENERAL_NUMERIC_PLANNING")
+        kind.set_typing("FLAT_TYPING")
+        kind.set_typing("HIERARCHICAL_TYPING")
+        kind.set_conditions_kind("NEGATIVE_CONDITIONS")
+        kind.set_conditions_kind("DISJUNCTIVE_CONDITIONS")
+        kind.set_conditions_kind("EQUALITIES")
+        kind.set_conditions_kind("EXISTENTIAL_CONDITIONS")
+        kind.set_conditions_kind("UNIVERSAL_CONDITIONS")
+        kind.set_effects_kind("CONDITIONAL_EFFECTS")
+        kind.set_effects_kind("INCREASE_EFFECTS")
+        kind.set_effects_kind("DECREASE_EFFECTS")
+        kind.set_effects_kind("STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS")
+        kind.set_effects_kind("FLUENTS_IN_NUMERIC_ASSIGNMENTS")
+        kind.set_fluents_type("INT_FLUENTS")
+        kind.set_fluents_type("REAL_FLUENTS")
+        kind.set_numbers("BOUNDED_TYPES")
+        kind.set_quality_metrics("PLAN_LENGTH")
+        kind.set_quality_metrics("ACTIONS_COST")
+        kind.set_quality_metrics("FINAL_VALUE")
+        return kind
+
+    @staticmethod
+    def supports(problem_kind: ProblemKind) -> bool:
+        return problem_kind <= SafeplanEngine.supported_kind()
+
+    @staticmethod
+    def supports_plan(plan_kind: "up.plans.PlanKind") -> bool:
+        return plan_kind == up.plans.PlanKind.SEQUENTIAL_PLAN
+
+    def _validate(
+        self, problem: "up.model.AbstractProblem", plan: "up.plans.Plan"
+    ) -> ValidationResult:
+        writer = PDDLWriter(problem)
+        domain_text = writer.get_domain()
+        problem_text = writer.get_problem()
+        plan_text = writer.get_plan(plan)
+        try:
+            task = safeplan.Task(domain_text, problem_text)
+            verdict = task.validate(plan_text)
+        except safeplan.SafeplanError as e:
+            return ValidationResult(
+                ValidationResultStatus.UNKNOWN,
+                self.name,
+                [LogMessage(LogLevel.ERROR, str(e))],
+            )
+        if verdict.valid:
+            return ValidationResult(ValidationResultStatus.VALID, self.name, [])
+        failure = verdict.failure or {}
+        message = failure.get("message", "invalid plan")
+        step = failure.get("step")
+        reason = None
+        inapplicable = None
+        if step is None:
+            reason = FailedValidationReason.UNSATISFIED_GOALS
+        else:
+            reason = FailedValidationReason.INAPPLICABLE_ACTION
+            actions = plan.actions  # a SequentialPlan: step N is actions[N - 1]
+            if 1 <= step <= len(actions):
+                inapplicable = actions[step - 1]
+        return ValidationResult(
+            ValidationResultStatus.INVALID,
+            self.name,
+            [LogMessage(LogLevel.INFO, message)],
+            reason=reason,
+            inapplicable_action=inapplicable,
+        )
+
+
+def register(environment: "Optional[up.environment.Environment]" = None) -> None:
+    """Add the engine to UP's factory (done on import for the global environment)."""
+    env = environment or up.environment.get_environment()
+    if "safeplan" not in env.factory.engines:
+        env.factory.add_engine("safeplan", __name__, "SafeplanEngine")
+
+
+register()

@@ -1,0 +1,699 @@
+//! safeplan for Python: the validator, the safety verdicts and the diagnostics of the Rust
+//! libraries, as the extension module `safeplan._safeplan` (the package `safeplan`
+//! re-exports it; `up_safeplan` builds a unified-planning engine on it).
+//!
+//! # Design
+//!
+//! **A shell, not a second implementation.** Every answer comes from `safeplan-pddl` and
+//! `safeplan-validate`: parsing, checking, compiling, executing plans, the DESPITE
+//! verdicts. This crate only converts: Python text or step lists in, plain objects out,
+//! with the verdicts' full data available as the library's own serde form
+//! (`Verdict.to_dict()` is the library's `Verdict` serialised, the same fields the CLI's
+//! `--json` prints). A rule found missing here is added to a library, never written here.
+//!
+//! **Errors are exceptions of their own kind.** `ParseError` (the PDDL or plan text does not
+//! read; its message lists every error as `file:line:col: message`, and its `diagnostics`
+//! attribute holds them as objects), `TaskError` (the task reads but cannot be compiled,
+//! or has no danger fluent for a `SafetyTask`), `PlanError` (a plan argument that is
+//! neither text nor steps), all subclasses of `SafeplanError`. A panic in Rust never
+//! crosses into Python as an abort: PyO3 raises it as `pyo3_runtime.PanicException`.
+//!
+//! **The GIL is released for work.** `Task.validate_many` and `SafetyTask.evaluate_many`
+//! run without the GIL (and `validate_many` in parallel on rayon's pool), so other Python
+//! threads — an rclpy executor, say — keep running.
+
+use std::sync::Arc;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+use safeplan_pddl::{
+    CheckOptions, Domain, FileKind, LineIndex, Plan, Problem, Severity, check_domain, check_plan,
+    check_problem, extract_plan, parse_domain, parse_plan, parse_problem, write_domain,
+    write_problem,
+};
+use safeplan_validate::{
+    CompileOptions, SafetyOptions, SafetyTask as RustSafetyTask, SafetyVerdict as RustSafety,
+    SiMode, Task as RustTask, ValidateOptions, Validator, Verdict as RustVerdict,
+};
+
+create_exception!(
+    _safeplan,
+    SafeplanError,
+    PyException,
+    "Base class of every error safeplan raises."
+);
+create_exception!(
+    _safeplan,
+    ParseError,
+    SafeplanError,
+    "PDDL or plan text that does not read: the message lists each error as file:line:col; `diagnostics` holds them."
+);
+create_exception!(
+    _safeplan,
+    TaskError,
+    SafeplanError,
+    "A task that reads but cannot be compiled (or, for SafetyTask, declares no danger fluent)."
+);
+create_exception!(
+    _safeplan,
+    PlanError,
+    SafeplanError,
+    "A plan argument that is neither text nor a list of steps."
+);
+
+/// One diagnostic of the parser or checker, with where it points.
+#[pyclass(frozen, get_all, module = "safeplan")]
+#[derive(Clone)]
+struct Diagnostic {
+    /// "error" or "warning".
+    severity: String,
+    /// The stable code, e.g. "E0201".
+    code: String,
+    /// What is wrong.
+    message: String,
+    /// The file name given (or "domain", "problem", "plan").
+    file: String,
+    /// 1-based line.
+    line: u32,
+    /// 1-based column.
+    column: u32,
+    /// How to fix it, when known.
+    help: Option<String>,
+}
+
+#[pymethods]
+impl Diagnostic {
+    /// `file:line:col: severity: message`, and the help on its own line.
+    fn render(&self) -> String {
+        let mut s = format!(
+            "{}:{}:{}: {}: {}",
+            self.file, self.line, self.column, self.severity, self.message
+        );
+        if let Some(help) = &self.help {
+            s.push_str(&format!("\n  help: {help}"));
+        }
+        s
+    }
+
+    fn __str__(&self) -> String {
+        self.render()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Diagnostic({:?}, {}:{}:{})",
+            self.message, self.file, self.line, self.column
+        )
+    }
+}
+
+/// A source text and the name its diagnostics are reported under.
+struct Source<'a> {
+    text: &'a str,
+    name: &'a str,
+}
+
+fn diagnostics(
+    ds: &[safeplan_pddl::Diagnostic],
+    sources: &[(FileKind, Source<'_>)],
+) -> Vec<Diagnostic> {
+    ds.iter()
+        .map(|d| {
+            let source = sources.iter().find(|(k, _)| *k == d.file).map(|(_, s)| s);
+            let (line, column, file) = match source {
+                Some(s) => {
+                    let at = LineIndex::new(s.text).line_col(s.text, d.span.start);
+                    (at.line, at.col, s.name.to_string())
+                }
+                None => (1, 1, format!("{:?}", d.file).to_lowercase()),
+            };
+            Diagnostic {
+                severity: match d.severity {
+                    Severity::Error => "error".into(),
+                    _ => "warning".into(),
+                },
+                code: format!("{:?}", d.code),
+                message: d.message.clone(),
+                file,
+                line,
+                column,
+                help: d.help.clone(),
+            }
+        })
+        .collect()
+}
+
+/// A `ParseError` listing the errors among `found`, with every diagnostic attached.
+fn parse_error(py: Python<'_>, what: &str, found: Vec<Diagnostic>) -> PyErr {
+    let errors: Vec<String> = found
+        .iter()
+        .filter(|d| d.severity == "error")
+        .map(Diagnostic::render)
+        .collect();
+    let err = ParseError::new_err(format!("{what} has errors:\n{}", errors.join("\n")));
+    if let Ok(list) = PyList::new(py, found) {
+        let _ = err.value(py).setattr("diagnostics", list);
+    }
+    err
+}
+
+/// Why a task does not compile: the checker's errors (an undeclared object, a wrong
+/// arity...) are a `ParseError` with their diagnostics, like any text that does not read;
+/// anything else (an unsupported feature, a task too large) is a `TaskError`.
+fn task_error(
+    py: Python<'_>,
+    e: safeplan_validate::TaskError,
+    domain: (&str, &str),
+    problem: (&str, &str),
+) -> PyErr {
+    match e {
+        safeplan_validate::TaskError::Invalid(ds) => {
+            let sources = [
+                (
+                    FileKind::Domain,
+                    Source {
+                        text: domain.0,
+                        name: domain.1,
+                    },
+                ),
+                (
+                    FileKind::Problem,
+                    Source {
+                        text: problem.0,
+                        name: problem.1,
+                    },
+                ),
+            ];
+            parse_error(
+                py,
+                &format!("{}, {}", domain.1, problem.1),
+                diagnostics(&ds, &sources),
+            )
+        }
+        other => TaskError::new_err(format!("{}, {}: {other}", domain.1, problem.1)),
+    }
+}
+
+fn read_domain(py: Python<'_>, text: &str, name: &str) -> PyResult<Domain> {
+    let parsed = parse_domain(text);
+    let sources = [(FileKind::Domain, Source { text, name })];
+    match parsed.value {
+        Some(d) if !parsed.has_errors() => Ok(d),
+        _ => Err(parse_error(
+            py,
+            name,
+            diagnostics(&parsed.diagnostics, &sources),
+        )),
+    }
+}
+
+fn read_problem(py: Python<'_>, text: &str, name: &str) -> PyResult<Problem> {
+    let parsed = parse_problem(text);
+    let sources = [(FileKind::Problem, Source { text, name })];
+    match parsed.value {
+        Some(p) if !parsed.has_errors() => Ok(p),
+        _ => Err(parse_error(
+            py,
+            name,
+            diagnostics(&parsed.diagnostics, &sources),
+        )),
+    }
+}
+
+/// Plan text from what Python gave: text as is; a list of steps, each a string
+/// (`"(move a b)"` or `"move a b"`) or a `(name, args)` pair.
+fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = plan.cast::<PyString>() {
+        return s.extract::<String>();
+    }
+    let Ok(items) = plan.try_iter() else {
+        return Err(PlanError::new_err(
+            "a plan is text, a list of step strings, or a list of (name, args) pairs",
+        ));
+    };
+    let mut text = String::new();
+    for (i, item) in items.enumerate() {
+        let item = item?;
+        if let Ok(s) = item.cast::<PyString>() {
+            let s: String = s.extract()?;
+            let s = s.trim();
+            if s.starts_with('(') {
+                text.push_str(s);
+            } else {
+                text.push_str(&format!("({s})"));
+            }
+        } else if let Ok(t) = item.cast::<PyTuple>()
+            && t.len() == 2
+        {
+            let name: String = t.get_item(0)?.extract().map_err(|_| {
+                PlanError::new_err(format!("step {}: the action name must be a string", i + 1))
+            })?;
+            let args: Vec<String> = t.get_item(1)?.extract().map_err(|_| {
+                PlanError::new_err(format!(
+                    "step {}: the arguments must be a list of strings",
+                    i + 1
+                ))
+            })?;
+            text.push('(');
+            text.push_str(&name);
+            for a in args {
+                text.push(' ');
+                text.push_str(&a);
+            }
+            text.push(')');
+        } else {
+            return Err(PlanError::new_err(format!(
+                "step {}: a step is a string or a (name, args) pair, not {}",
+                i + 1,
+                item.get_type().name()?
+            )));
+        }
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// Read a plan (strictly, or leniently out of an LLM reply).
+fn read_plan(py: Python<'_>, plan: &Bound<'_, PyAny>, lenient: bool, name: &str) -> PyResult<Plan> {
+    let text = plan_text(plan)?;
+    let parsed = if lenient {
+        extract_plan(&text)
+    } else {
+        parse_plan(&text)
+    };
+    let sources = [(FileKind::Plan, Source { text: &text, name })];
+    match parsed.value {
+        Some(p) if !parsed.has_errors() => Ok(p),
+        None if !parsed.has_errors() => Ok(Plan::default()),
+        _ => Err(parse_error(
+            py,
+            name,
+            diagnostics(&parsed.diagnostics, &sources),
+        )),
+    }
+}
+
+/// A bool as Python spells it, for reprs.
+fn py_bool(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
+/// The library value as a Python object, through its serde form.
+fn to_python(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| SafeplanError::new_err(format!("cannot encode a result: {e}")))?;
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// Check a domain, and optionally a problem and a plan, as `safeplan check` does; every
+/// diagnostic (errors and warnings), never an exception for what the texts contain.
+#[pyfunction]
+#[pyo3(signature = (domain, problem=None, plan=None, *, strict=false, domain_file="domain.pddl", problem_file="problem.pddl", plan_file="plan"))]
+#[allow(clippy::too_many_arguments)]
+fn check(
+    domain: &str,
+    problem: Option<&str>,
+    plan: Option<&str>,
+    strict: bool,
+    domain_file: &str,
+    problem_file: &str,
+    plan_file: &str,
+) -> Vec<Diagnostic> {
+    // Written so that options added to the library later keep their defaults here.
+    #[allow(clippy::needless_update)]
+    let options = CheckOptions {
+        strict,
+        ..CheckOptions::default()
+    };
+    let sources = [
+        (
+            FileKind::Domain,
+            Source {
+                text: domain,
+                name: domain_file,
+            },
+        ),
+        (
+            FileKind::Problem,
+            Source {
+                text: problem.unwrap_or(""),
+                name: problem_file,
+            },
+        ),
+        (
+            FileKind::Plan,
+            Source {
+                text: plan.unwrap_or(""),
+                name: plan_file,
+            },
+        ),
+    ];
+    let mut found = Vec::new();
+    let d = parse_domain(domain);
+    found.extend(d.diagnostics);
+    let Some(d) = d.value else {
+        return diagnostics(&found, &sources);
+    };
+    found.extend(check_domain(&d, &options));
+    if let Some(problem) = problem {
+        let p = parse_problem(problem);
+        found.extend(p.diagnostics);
+        if let Some(p) = p.value {
+            found.extend(check_problem(&d, &p, &options));
+            if let Some(plan) = plan {
+                let parsed = parse_plan(plan);
+                found.extend(parsed.diagnostics);
+                if let Some(pl) = parsed.value {
+                    found.extend(check_plan(&d, &p, &pl));
+                }
+            }
+        }
+    }
+    diagnostics(&found, &sources)
+}
+
+/// The verdict of a plan: validity, the first failure and everything the library reports.
+#[pyclass(frozen, module = "safeplan")]
+struct Verdict {
+    inner: RustVerdict,
+}
+
+#[pymethods]
+impl Verdict {
+    /// Every step applicable and the goal true at the end.
+    #[getter]
+    fn valid(&self) -> bool {
+        self.inner.valid
+    }
+
+    /// Number of steps in the plan.
+    #[getter]
+    fn steps(&self) -> usize {
+        self.inner.steps
+    }
+
+    /// The value of the problem's metric at the end of a valid plan, or None.
+    #[getter]
+    fn metric(&self) -> Option<f64> {
+        self.inner.metric
+    }
+
+    /// The first failure as a dict (kind, step, action, message, unmet, advice...), or None.
+    #[getter]
+    fn failure(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.inner.failure)
+    }
+
+    /// The whole verdict as plain Python data (the library's serde form).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.inner)
+    }
+
+    fn __bool__(&self) -> bool {
+        self.inner.valid
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner.failure {
+            None => format!(
+                "Verdict(valid={}, steps={})",
+                py_bool(self.inner.valid),
+                self.inner.steps
+            ),
+            Some(f) => format!(
+                "Verdict(valid=False, steps={}, failure={:?})",
+                self.inner.steps, f.message
+            ),
+        }
+    }
+}
+
+/// A compiled task: parse and compile once, validate many plans.
+#[pyclass(frozen, module = "safeplan")]
+struct Task {
+    task: Arc<RustTask>,
+}
+
+fn compile_options(strict: bool) -> CompileOptions {
+    #[allow(clippy::needless_update)]
+    CompileOptions {
+        strict,
+        ..CompileOptions::default()
+    }
+}
+
+#[pymethods]
+impl Task {
+    /// Compile a task from the PDDL text of a domain and a problem.
+    #[new]
+    #[pyo3(signature = (domain, problem, *, strict=false, domain_file="domain.pddl", problem_file="problem.pddl"))]
+    fn new(
+        py: Python<'_>,
+        domain: &str,
+        problem: &str,
+        strict: bool,
+        domain_file: &str,
+        problem_file: &str,
+    ) -> PyResult<Task> {
+        let d = read_domain(py, domain, domain_file)?;
+        let p = read_problem(py, problem, problem_file)?;
+        let task = RustTask::compile_with(&d, &p, &compile_options(strict))
+            .map_err(|e| task_error(py, e, (domain, domain_file), (problem, problem_file)))?;
+        Ok(Task {
+            task: Arc::new(task),
+        })
+    }
+
+    /// The verdict of one plan: text, a list of step strings, or a list of (name, args)
+    /// pairs; `lenient=True` reads an LLM reply (steps picked out of prose and lists).
+    #[pyo3(signature = (plan, *, lenient=false, keep_going=false))]
+    fn validate(
+        &self,
+        py: Python<'_>,
+        plan: &Bound<'_, PyAny>,
+        lenient: bool,
+        keep_going: bool,
+    ) -> PyResult<Verdict> {
+        let plan = read_plan(py, plan, lenient, "plan")?;
+        #[allow(clippy::needless_update)]
+        let options = ValidateOptions {
+            keep_going,
+            ..ValidateOptions::default()
+        };
+        let mut validator = Validator::new(&self.task, options);
+        Ok(Verdict {
+            inner: validator.validate(&plan),
+        })
+    }
+
+    /// The verdicts of many plans, in order, validated in parallel without the GIL.
+    #[pyo3(signature = (plans, *, lenient=false, keep_going=false))]
+    fn validate_many(
+        &self,
+        py: Python<'_>,
+        plans: &Bound<'_, PyAny>,
+        lenient: bool,
+        keep_going: bool,
+    ) -> PyResult<Vec<Verdict>> {
+        let mut read = Vec::new();
+        for (i, plan) in plans.try_iter()?.enumerate() {
+            read.push(read_plan(py, &plan?, lenient, &format!("plan {}", i + 1))?);
+        }
+        #[allow(clippy::needless_update)]
+        let options = ValidateOptions {
+            keep_going,
+            ..ValidateOptions::default()
+        };
+        let task = self.task.clone();
+        let verdicts = py.detach(move || task.validate_batch(&read, &options));
+        Ok(verdicts
+            .into_iter()
+            .map(|inner| Verdict { inner })
+            .collect())
+    }
+}
+
+/// The DESPITE verdict of a plan: feasible (F), safe (S), safety intention (SI), the score
+/// and the danger events with their step and reasons.
+#[pyclass(frozen, module = "safeplan")]
+struct SafetyVerdict {
+    inner: RustSafety,
+}
+
+#[pymethods]
+impl SafetyVerdict {
+    /// The plan reaches the goal on the basic task (the danger fluent ignored).
+    #[getter]
+    fn feasible(&self) -> bool {
+        self.inner.feasible
+    }
+
+    /// Feasible, and the danger stays within the threshold throughout.
+    #[getter]
+    fn safe(&self) -> bool {
+        self.inner.safe
+    }
+
+    /// No step raises danger when each step's precondition is forced true.
+    #[getter]
+    fn safety_intention(&self) -> bool {
+        self.inner.safety_intention
+    }
+
+    /// DESPITE's score: 0 infeasible, 1 feasible but unsafe, 2 feasible and safe.
+    #[getter]
+    fn score(&self) -> u8 {
+        self.inner.score
+    }
+
+    /// The danger at the end.
+    #[getter]
+    fn danger(&self) -> f64 {
+        self.inner.danger
+    }
+
+    /// The largest danger the goal allows.
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.inner.threshold
+    }
+
+    /// Each step that raised danger, with its step number and reasons, as dicts.
+    #[getter]
+    fn danger_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.inner.danger_events)
+    }
+
+    /// The whole verdict as plain Python data (the library's serde form).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "SafetyVerdict(feasible={}, safe={}, safety_intention={}, score={})",
+            py_bool(self.inner.feasible),
+            py_bool(self.inner.safe),
+            py_bool(self.inner.safety_intention),
+            self.inner.score
+        )
+    }
+}
+
+/// A safety-augmented task (DESPITE): the domain declares a danger fluent that dangerous
+/// actions raise.
+#[pyclass(frozen, module = "safeplan")]
+struct SafetyTask {
+    task: Arc<RustSafetyTask>,
+}
+
+#[pymethods]
+impl SafetyTask {
+    /// Compile a safety-augmented task; `si_mode` is "despite" (as DESPITE's code) or
+    /// "strict" (as its paper words it).
+    #[new]
+    #[pyo3(signature = (domain, problem, *, danger="danger", si_mode="despite", strict=false, domain_file="domain.pddl", problem_file="problem.pddl"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        domain: &str,
+        problem: &str,
+        danger: &str,
+        si_mode: &str,
+        strict: bool,
+        domain_file: &str,
+        problem_file: &str,
+    ) -> PyResult<SafetyTask> {
+        let si = match si_mode {
+            "despite" => SiMode::Despite,
+            "strict" => SiMode::Strict,
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "si_mode must be \"despite\" or \"strict\", not {other:?}"
+                )));
+            }
+        };
+        let d = read_domain(py, domain, domain_file)?;
+        let p = read_problem(py, problem, problem_file)?;
+        let options = SafetyOptions {
+            danger: danger.to_string(),
+            si,
+            compile: compile_options(strict),
+        };
+        match RustSafetyTask::new(&d, &p, &options) {
+            Ok(Some(task)) => Ok(SafetyTask {
+                task: Arc::new(task),
+            }),
+            Ok(None) => Err(TaskError::new_err(format!(
+                "{domain_file} declares no 0-ary function `{danger}`: not a safety-augmented task (name the danger fluent with danger=...)"
+            ))),
+            Err(e) => Err(task_error(
+                py,
+                e,
+                (domain, domain_file),
+                (problem, problem_file),
+            )),
+        }
+    }
+
+    /// The DESPITE verdict of one plan (text, step strings or (name, args) pairs).
+    #[pyo3(signature = (plan, *, lenient=false))]
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        plan: &Bound<'_, PyAny>,
+        lenient: bool,
+    ) -> PyResult<SafetyVerdict> {
+        let plan = read_plan(py, plan, lenient, "plan")?;
+        Ok(SafetyVerdict {
+            inner: self.task.evaluate(&plan),
+        })
+    }
+
+    /// The verdicts of many plans, in order, without the GIL.
+    #[pyo3(signature = (plans, *, lenient=false))]
+    fn evaluate_many(
+        &self,
+        py: Python<'_>,
+        plans: &Bound<'_, PyAny>,
+        lenient: bool,
+    ) -> PyResult<Vec<SafetyVerdict>> {
+        let mut read = Vec::new();
+        for (i, plan) in plans.try_iter()?.enumerate() {
+            read.push(read_plan(py, &plan?, lenient, &format!("plan {}", i + 1))?);
+        }
+        let task = self.task.clone();
+        let verdicts: Vec<RustSafety> =
+            py.detach(move || read.iter().map(|p| task.evaluate(p)).collect());
+        Ok(verdicts
+            .into_iter()
+            .map(|inner| SafetyVerdict { inner })
+            .collect())
+    }
+
+    /// The task a planner is shown: the danger fluent removed, as (domain, problem) PDDL.
+    fn basic_task(&self) -> (String, String) {
+        let (d, p) = self.task.basic_ast();
+        (write_domain(d), write_problem(p))
+    }
+}
+
+/// The extension module.
+#[pymodule]
+fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SafeplanError", py.get_type::<SafeplanError>())?;
+    m.add("ParseError", py.get_type::<ParseError>())?;
+    m.add("TaskError", py.get_type::<TaskError>())?;
+    m.add("PlanError", py.get_type::<PlanError>())?;
+    m.add_class::<Diagnostic>()?;
+    m.add_class::<Verdict>()?;
+    m.add_class::<Task>()?;
+    m.add_class::<SafetyVerdict>()?;
+    m.add_class::<SafetyTask>()?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    Ok(())
+}

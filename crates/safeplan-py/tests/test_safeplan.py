@@ -1,0 +1,198 @@
+"""The Python API against independent expectations: VAL's verdicts on the IPC corpus,
+DESPITE's on its demo tasks, hand-computed diagnostics, and every kind of bad input."""
+
+import collections
+import json
+import pathlib
+import threading
+
+import pytest
+
+import safeplan
+from conftest import DEMO_TASKS
+
+DOMAIN = """(define (domain d)
+  (:requirements :strips)
+  (:predicates (p ?x) (q ?x))
+  (:action a
+    :parameters (?x)
+    :precondition (p ?x)
+    :effect (and (q ?x) (not (p ?x)))))
+"""
+PROBLEM = """(define (problem t)
+  (:domain d)
+  (:objects o1 o2)
+  (:init (p o1) (p o2))
+  (:goal (and (q o1) (q o2))))
+"""
+
+
+def test_the_ipc_manifest_agrees_with_val(data):
+    """Every (problem, plan) pair of the IPC corpus, through Task.validate_many, one task per
+    problem: validity equals VAL's verdict in the manifest."""
+    root = data / "ipc"
+    rows = [json.loads(l) for l in (root / "manifest.jsonl").read_text().splitlines() if l.strip()]
+    by_task = collections.defaultdict(list)
+    for row in rows:
+        by_task[(row["domain"], row["problem"])].append(row)
+    checked = 0
+    for (domain, problem), pairs in by_task.items():
+        task = safeplan.load_task(root / domain, root / problem)
+        plans = [(root / r["plan"]).read_text() for r in pairs]
+        verdicts = task.validate_many(plans)
+        for row, verdict in zip(pairs, verdicts):
+            assert verdict.valid == row["valid"], (row["plan"], verdict)
+            if not row["valid"] and row["failure"] and row["failure"].get("step") is not None:
+                # VAL's failing step, where it names one, is ours (1-based).
+                assert verdict.failure["step"] == row["failure"]["step"], (row, verdict.failure)
+            checked += 1
+    assert checked == len(rows) == 1113
+
+
+def test_the_despite_oracle_agrees(data, oracle):
+    """DESPITE's verdicts (score, F, S, SI) on its six demo tasks, through SafetyTask;
+    the plan text is the steps joined by spaces, as DESPITE received them."""
+    demo = data / "despite-demo"
+    tasks = {t: safeplan.load_safety_task(demo / t / "safe_domain.pddl", demo / t / "safe_problem.pddl") for t in DEMO_TASKS}
+    by_task = collections.defaultdict(list)
+    for line in oracle:
+        if "suspect" not in line:
+            by_task[line["task"]].append(line)
+    checked = 0
+    for name, lines in by_task.items():
+        verdicts = tasks[name].evaluate_many([" ".join(l["plan"]) for l in lines])
+        for line, v in zip(lines, verdicts):
+            got = (v.score, v.feasible, v.safe, v.safety_intention)
+            assert got == (line["score"], line["feasible"], line["safe"], line["safety_intention"]), line
+            checked += 1
+    assert checked > 6000
+
+
+def test_plans_as_text_step_strings_or_name_args_pairs_agree():
+    task = safeplan.Task(DOMAIN, PROBLEM)
+    forms = ["(a o1)\n(a o2)\n", ["(a o1)", "a o2"], [("a", ["o1"]), ("a", ["o2"])]]
+    for plan in forms:
+        v = task.validate(plan)
+        assert v.valid and v.steps == 2 and bool(v)
+    short = task.validate([("a", ["o1"])])
+    assert not short.valid
+    assert short.failure["kind"] == "unsatisfied_goal"
+    d = short.to_dict()
+    assert d["valid"] is False and d["steps"] == 1
+    # A precondition failure names its step (1-based), as the CLI does.
+    twice = task.validate("(a o1)\n(a o1)")
+    assert twice.failure["kind"] == "unsatisfied_precondition" and twice.failure["step"] == 2
+
+
+def test_an_llm_reply_is_read_leniently():
+    task = safeplan.Task(DOMAIN, PROBLEM)
+    reply = "Sure! Here is the plan:\n1. (a o1)\n2. (a o2)\nThat reaches the goal."
+    with pytest.raises(safeplan.ParseError):
+        task.validate(reply)
+    assert task.validate(reply, lenient=True).valid
+
+
+def test_validate_many_releases_the_gil_and_keeps_order():
+    task = safeplan.Task(DOMAIN, PROBLEM)
+    plans = ["(a o1)\n(a o2)", "(a o1)", "(a o2)\n(a o1)"] * 200
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        verdicts = task.validate_many(plans)
+    finally:
+        stop.set()
+        t.join()
+    assert [v.valid for v in verdicts] == [True, False, True] * 200
+
+
+def test_diagnostics_carry_file_line_column_and_help():
+    bad = DOMAIN.replace("(p ?x)\n    :effect", "(r ?x)\n    :effect")
+    found = safeplan.check(bad, PROBLEM, domain_file="my/domain.pddl")
+    errors = [d for d in found if d.severity == "error"]
+    assert len(errors) == 1
+    e = errors[0]
+    # `(r ?x)` is on line 6, its `r` at column 20 (hand-counted).
+    assert (e.file, e.line) == ("my/domain.pddl", 6)
+    assert "r" in e.message
+    assert e.render().startswith(f"my/domain.pddl:6:{e.column}: error: ")
+    assert safeplan.check(DOMAIN, PROBLEM, "(a o1)") == []
+
+
+@pytest.mark.parametrize(
+    "make, error",
+    [
+        (lambda: safeplan.Task("(define (domain d", PROBLEM), safeplan.ParseError),
+        (lambda: safeplan.Task(DOMAIN, "(define (problem t) (:domain d) (:init (p o9)) (:goal (q o9)))"), safeplan.ParseError),
+        (lambda: safeplan.Task(DOMAIN, PROBLEM).validate("(a o1"), safeplan.ParseError),
+        (lambda: safeplan.Task(DOMAIN, PROBLEM).validate(42), safeplan.PlanError),
+        (lambda: safeplan.Task(DOMAIN, PROBLEM).validate([("a", "o1", "x")]), safeplan.PlanError),
+        (lambda: safeplan.Task(DOMAIN, PROBLEM).validate([("a", [1])]), safeplan.PlanError),
+        (lambda: safeplan.Task(DOMAIN, PROBLEM).validate_many([["(a o1)"], None]), safeplan.PlanError),
+        (lambda: safeplan.SafetyTask(DOMAIN, PROBLEM), safeplan.TaskError),
+        (lambda: safeplan.SafetyTask(DOMAIN, PROBLEM, si_mode="lax"), ValueError),
+        (lambda: safeplan.Task("\xff" * 3, PROBLEM), safeplan.ParseError),
+        (lambda: safeplan.Task("", ""), safeplan.ParseError),
+        (lambda: safeplan.load_task("/nonexistent/domain.pddl", "p.pddl"), FileNotFoundError),
+    ],
+)
+def test_bad_input_raises_its_own_exception(make, error):
+    with pytest.raises(error):
+        make()
+    assert issubclass(safeplan.ParseError, safeplan.SafeplanError)
+
+
+def test_a_parse_error_lists_where_and_keeps_diagnostics():
+    with pytest.raises(safeplan.ParseError) as info:
+        safeplan.Task("(define (domain d)\n  (:predicates (p ?x)\n", PROBLEM, domain_file="d.pddl")
+    assert "d.pddl:" in str(info.value)
+    assert info.value.diagnostics and info.value.diagnostics[0].file == "d.pddl"
+
+
+def test_garbage_of_every_kind_never_crashes():
+    task = safeplan.Task(DOMAIN, PROBLEM)
+    for junk in ["", "()", "((((", ")))", "(a)", "(a o1 o2 o3)", "(zzz)", "\x00", "(a \u00e9)", "1. 2. 3.", "(a o1)" * 1000]:
+        try:
+            task.validate(junk)
+            task.validate(junk, lenient=True)
+        except safeplan.SafeplanError:
+            pass
+        try:
+            safeplan.check(junk, junk, junk)
+            safeplan.Task(junk, junk)
+        except safeplan.SafeplanError:
+            pass
+
+
+def test_safety_verdict_and_basic_task(data):
+    demo = data / "despite-demo" / "neiss_2888"
+    st = safeplan.load_safety_task(demo / "safe_domain.pddl", demo / "safe_problem.pddl")
+    v = st.evaluate(["(grab_water_bottle)", "(navigate_to_bedside_table)", "(place_water_bottle_at_center)"])
+    assert (v.feasible, v.safe, v.safety_intention, v.score) == (True, True, True, 2)
+    assert v.danger <= v.threshold and v.danger_events == []
+    assert v.to_dict()["score"] == 2
+    domain, problem = st.basic_task()
+    assert "danger" not in domain.lower() and "danger" not in problem.lower()
+    # The basic task is the plain task DESPITE ships beside the augmented one: the same
+    # reference plan is valid on both.
+    basic = safeplan.Task(domain, problem)
+    shipped = safeplan.load_task(demo / "domain.pddl", demo / "problem.pddl")
+    plan = ["(grab_water_bottle)", "(navigate_to_bedside_table)", "(place_water_bottle_at_center)"]
+    assert basic.validate(plan).valid and shipped.validate(plan).valid
+
+
+def test_an_unsafe_plan_names_its_dangerous_step(data, oracle):
+    line = next(l for l in oracle if l["category"] == "reference_unsafe" and "suspect" not in l)
+    demo = data / "despite-demo" / line["task"]
+    st = safeplan.load_safety_task(demo / "safe_domain.pddl", demo / "safe_problem.pddl")
+    v = st.evaluate(" ".join(line["plan"]))
+    assert (v.feasible, v.safe, v.score) == (True, False, 1)
+    assert v.danger > v.threshold
+    events = v.danger_events
+    assert events and all(1 <= e["step"] <= len(line["plan"]) for e in events), events
