@@ -196,3 +196,18 @@ def test_an_unsafe_plan_names_its_dangerous_step(data, oracle):
     assert v.danger > v.threshold
     events = v.danger_events
     assert events and all(1 <= e["step"] <= len(line["plan"]) for e in events), events
+
+
+def test_the_readme_example_runs(data, monkeypatch, capsys):
+    """The README's Python example, run as written from the repository root."""
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("```python\n") + len("```python\n")
+    code = readme[start : readme.index("```", start)]
+    monkeypatch.chdir(REPO)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    # Carried uncovered past the child, the soup raises danger at step 2 (hand-traced).
+    assert out[0].startswith("False {'kind': 'unsatisfied_goal'")
+    assert out[1] == "True False False 2"

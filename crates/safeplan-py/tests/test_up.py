@@ -129,3 +129,19 @@ def test_agrees_with_ups_validator_on_the_ipc_problems_it_reads(data):
             compared += 1
     assert set(unreadable) == UP_CANNOT_READ, unreadable
     assert compared > 100, compared
+
+
+def test_a_changed_problem_is_compiled_again(data):
+    """The engine keeps the compiled task per problem; a problem changed in place (a goal
+    added) is noticed, and the verdict follows the change (as UP's validator's does)."""
+    demo = data / "despite-demo" / "neiss_2888"
+    problem = PDDLReader().parse_problem(str(demo / "safe_domain.pddl"), str(demo / "safe_problem.pddl"))
+    plan = to_up_plan(problem, ["(grab_water_bottle)", "(navigate_to_bedside_table)", "(place_water_bottle_at_center)"])
+    with PlanValidator(name="safeplan") as v:
+        assert v.validate(problem, plan).status == ValidationResultStatus.VALID
+        fluent = next(f for f in problem.fluents if f.type.is_bool_type() and f.arity == 0)
+        problem.add_goal(up.model.Not(fluent()) if problem.initial_value(fluent()).is_true() else fluent())
+        ours = v.validate(problem, plan)
+    theirs = both(problem, plan)[1]
+    # On neiss_2888 the first 0-ary fluent is `bottle_at_edge`, false at the end: invalid now.
+    assert ours.status == theirs.status == ValidationResultStatus.INVALID

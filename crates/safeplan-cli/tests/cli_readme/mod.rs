@@ -17,6 +17,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const README: &str = include_str!("../../../../README.md");
 const CI: &str = include_str!("../../../../.ci/run");
+const PYTHON_CI: &str = include_str!("../../../../.ci/python.sh");
 const OPENAI_REPLY: &str = include_str!("../../../safeplan-llm/tests/fixtures/openai/success.json");
 const OLLAMA_REPLY: &str = include_str!("../../../safeplan-llm/tests/fixtures/ollama/success.json");
 
@@ -164,6 +165,16 @@ fn every_readme_command_runs_as_documented() {
                 assert!(
                     CI.contains(name) && CI.contains("--example"),
                     ".ci/run must run the example {name}"
+                );
+                continue;
+            }
+            ["pip", "install", "./crates/safeplan-py"] | ["python", "-c", ..] => {
+                assert!(
+                    CI.contains(".ci/python.sh")
+                        && PYTHON_CI.contains("pip install")
+                        && PYTHON_CI.contains("./crates/safeplan-py")
+                        && PYTHON_CI.contains("import safeplan"),
+                    ".ci/run must install the Python package as the README does"
                 );
                 continue;
             }

@@ -51,6 +51,10 @@ class SafeplanEngine(PlanValidatorMixin, Engine):
     def __init__(self, **options: object) -> None:
         Engine.__init__(self)
         PlanValidatorMixin.__init__(self)
+        # Writing a UP problem as PDDL costs milliseconds, validating a plan microseconds:
+        # the compiled task is kept per problem object and rebuilt when the problem's
+        # (structural) hash changes, so validating many plans of one problem writes it once.
+        self._compiled: "dict[int, tuple[int, PDDLWriter, safeplan.Task]]" = {}
         if options:
             raise up.exceptions.UPUsageError(
                 f"the safeplan engine takes no options, got {sorted(options)}"
@@ -98,16 +102,23 @@ class SafeplanEngine(PlanValidatorMixin, Engine):
     def supports_plan(plan_kind: "up.plans.PlanKind") -> bool:
         return plan_kind == up.plans.PlanKind.SEQUENTIAL_PLAN
 
+    def _task(self, problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
+        key, structure = id(problem), hash(problem)
+        cached = self._compiled.get(key)
+        if cached is not None and cached[0] == structure:
+            return cached[1], cached[2]
+        writer, task = _compile(problem)
+        if len(self._compiled) >= 16:
+            self._compiled.clear()
+        self._compiled[key] = (structure, writer, task)
+        return writer, task
+
     def _validate(
         self, problem: "up.model.AbstractProblem", plan: "up.plans.Plan"
     ) -> ValidationResult:
-        writer = PDDLWriter(problem)
-        domain_text = writer.get_domain()
-        problem_text = writer.get_problem()
-        plan_text = writer.get_plan(plan)
         try:
-            task = safeplan.Task(domain_text, problem_text)
-            verdict = task.validate(plan_text)
+            writer, task = self._task(problem)
+            verdict = task.validate(writer.get_plan(plan))
         except safeplan.SafeplanError as e:
             return ValidationResult(
                 ValidationResultStatus.UNKNOWN,
@@ -135,6 +146,11 @@ class SafeplanEngine(PlanValidatorMixin, Engine):
             reason=reason,
             inapplicable_action=inapplicable,
         )
+
+
+def _compile(problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
+    writer = PDDLWriter(problem)
+    return writer, safeplan.Task(writer.get_domain(), writer.get_problem())
 
 
 def register(environment: "Optional[up.environment.Environment]" = None) -> None:
