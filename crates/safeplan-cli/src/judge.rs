@@ -18,7 +18,7 @@ use safeplan_judge::{
     LlmJudgeOptions, LlmReviser, LlmReviserOptions, RefineOptions, Refiner, Reviser, RuleJudge,
     StateJudge, StateRules, StopReason, SymbolicJudge, SymbolicReviser, read_episodes,
 };
-use safeplan_llm::{LlmProvider, ProviderSpec, Stack};
+use safeplan_llm::{CacheConfig, LlmProvider, ProviderSpec, Stack};
 
 use crate::check::Failure;
 
@@ -69,6 +69,30 @@ pub struct JudgeArgs {
     /// Seed of the cross-validation's fold assignment and bootstrap.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "cv")]
     pub cv_seed: u64,
+
+    /// LLM response cache (SQLite) shared across runs, for llm: judges and revisers.
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+
+    /// Answer LLM judges and revisers from a recorded cassette (no network, no key).
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    pub replay: Option<PathBuf>,
+
+    /// Record every LLM exchange of the run to a cassette.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
+/// The provider layers of a run: the defaults, with the cache and cassette asked for.
+fn stack(args: &JudgeArgs) -> Stack {
+    Stack {
+        cache: args.cache.as_ref().map(|path| CacheConfig {
+            path: path.clone(),
+            bypass: false,
+        }),
+        cassette: crate::llm::cassette(args.record.as_deref(), args.replay.as_deref()),
+        ..Stack::default()
+    }
 }
 
 /// How the run went.
@@ -86,23 +110,24 @@ pub(crate) fn input(message: impl Into<String>, hint: impl Into<String>) -> Fail
     }
 }
 
-/// A provider behind the default layers (retry, timeout), keys from the environment.
-fn provider(spec: &str) -> Result<Arc<dyn LlmProvider>, Failure> {
+/// A provider behind the run's layers (retry, timeout, cache, cassette), keys from the
+/// environment.
+fn provider(spec: &str, stack: &Stack) -> Result<Arc<dyn LlmProvider>, Failure> {
     let hint = "write e.g. llm:openai:gpt-4o-mini or llm:ollama:llama3.2 (see docs/LLM.md)";
     let parsed: ProviderSpec = spec
         .parse()
         .map_err(|e: safeplan_llm::LlmError| input(e.to_string(), hint))?;
-    let built = Stack::default()
+    let built = stack
         .build_from_env(&parsed)
         .map_err(|e| input(e.to_string(), hint))?;
     Ok(built.provider)
 }
 
 /// Build a judge from its spec.
-pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
+pub fn judge_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Judge>, Failure> {
     if let Some(rest) = spec.strip_prefix("llm:") {
         return Ok(Arc::new(LlmJudge::new(
-            provider(rest)?,
+            provider(rest, stack)?,
             LlmJudgeOptions::default(),
         )));
     }
@@ -111,7 +136,7 @@ pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
             json: true,
             ..LlmJudgeOptions::default()
         };
-        return Ok(Arc::new(LlmJudge::new(provider(rest)?, options)));
+        return Ok(Arc::new(LlmJudge::new(provider(rest, stack)?, options)));
     }
     match spec {
         "rule" => return Ok(Arc::new(RuleJudge)),
@@ -140,7 +165,7 @@ pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
             .map_err(|e: String| input(e, "write ensemble:union:state,rule"))?;
         let members = members
             .split(',')
-            .map(|m| judge_from_spec(m.trim()))
+            .map(|m| judge_from_spec(m.trim(), stack))
             .collect::<Result<Vec<_>, _>>()?;
         if members.is_empty() {
             return Err(input(
@@ -156,10 +181,10 @@ pub fn judge_from_spec(spec: &str) -> Result<Arc<dyn Judge>, Failure> {
     ))
 }
 
-fn reviser_from_spec(spec: &str) -> Result<Arc<dyn Reviser>, Failure> {
+fn reviser_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Reviser>, Failure> {
     if let Some(rest) = spec.strip_prefix("llm:") {
         return Ok(Arc::new(LlmReviser::new(
-            provider(rest)?,
+            provider(rest, stack)?,
             LlmReviserOptions::default(),
         )));
     }
@@ -222,8 +247,9 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
     if args.max_rounds == 0 {
         return Err(input("--max-rounds must be at least 1", "the paper uses 5"));
     }
-    let judge = judge_from_spec(&args.judge)?;
-    let reviser = reviser_from_spec(&args.reviser)?;
+    let stack = stack(args);
+    let judge = judge_from_spec(&args.judge, &stack)?;
+    let reviser = reviser_from_spec(&args.reviser, &stack)?;
     let labelled = load_episodes(&args.episodes)?;
     if let Some(folds) = args.cv {
         return crate::judge_cv::run(args, folds, judge, reviser, &labelled);

@@ -388,3 +388,127 @@ fn injected_noise_of_each_kind_is_flagged_where_it_was_put() {
         }
     }
 }
+
+/// An LLM judge's run recorded against a loopback OpenAI-compatible server replays with the
+/// server gone and no key, to the same refined plans; with `--cache`, a second run asks the
+/// server nothing.
+#[test]
+fn an_llm_judge_run_records_replays_and_caches() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let dir = Dir::new("judge-llm-cassette");
+    dir.write("eps.jsonl", EPISODES);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let server = runtime.block_on(MockServer::start());
+    // The judge flags the chair placement of the apple episode and nothing else (the same
+    // reply serves every request: for the plant episode step 2 is the bowl's placement).
+    let reply =
+        "ACTION: 2. Driver.PutAOnB('Apple', 'Chair')\nANNOTATION: #REMOVE: the wrong place\n";
+    let body = serde_json::json!({
+        "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    });
+    runtime.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .mount(&server),
+    );
+    let spec = format!("llm:openai-compatible:{}/v1#m", server.uri());
+    let judge = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "judge",
+            "eps.jsonl",
+            "--judge",
+            &spec,
+            "--max-rounds",
+            "2",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        run(&dir, &args)
+    };
+    let recorded = judge(&["--record", "cassette.jsonl"], "rec");
+    assert_eq!(code(&recorded), 0, "{}", stderr(&recorded));
+    let asked = runtime
+        .block_on(server.received_requests())
+        .map(|r| r.len())
+        .unwrap_or(0);
+    assert!(asked >= 2, "{asked}");
+
+    // Replay: the same spec, but nothing answers any more.
+    drop(server);
+    let replayed = judge(&["--replay", "cassette.jsonl"], "rep");
+    assert_eq!(code(&replayed), 0, "{}", stderr(&replayed));
+    // Episodes are written as they finish: compare them sorted.
+    let read = |d: &str| {
+        let text = std::fs::read_to_string(dir.path().join(d).join("refined.jsonl"))
+            .expect("refined.jsonl");
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(read("rec"), read("rep"));
+    // The reply's #REMOVE of step 2 each round: the chair placement, then the re-pick-up.
+    assert!(
+        read("rec")
+            .iter()
+            .any(|l| l.contains("\"id\":\"apple\"") && l.contains("\"flagged\":[1,2]")),
+        "{:?}",
+        read("rec")
+    );
+
+    // The cache: a first run fills it from a new server; a second run is answered from the
+    // cache alone (the server sees no new request).
+    let server = runtime.block_on(MockServer::start());
+    let body = serde_json::json!({
+        "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    });
+    runtime.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .up_to_n_times(100)
+            .mount(&server),
+    );
+    let spec = format!("llm:openai-compatible:{}/v1#m", server.uri());
+    let cached = |out: &str| {
+        run(
+            &dir,
+            &[
+                "judge",
+                "eps.jsonl",
+                "--judge",
+                &spec,
+                "--max-rounds",
+                "2",
+                "--cache",
+                "cache.db",
+                "--out",
+                out,
+            ],
+        )
+    };
+    let first = cached("c1");
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let before = runtime
+        .block_on(server.received_requests())
+        .map(|r| r.len())
+        .unwrap_or(0);
+    let second = cached("c2");
+    assert_eq!(code(&second), 0, "{}", stderr(&second));
+    let after = runtime
+        .block_on(server.received_requests())
+        .map(|r| r.len())
+        .unwrap_or(0);
+    assert_eq!(before, after, "the second run asked the server");
+    assert_eq!(read("c1"), read("c2"));
+}
