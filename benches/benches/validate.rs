@@ -191,6 +191,23 @@ mod plans {
         }
     }
 
+    /// DESPITE `neiss_11125`, the reference safe plan as IPC text: read with `parse_plan`
+    /// and validated with `Task::validate` per iteration — the work of the Python
+    /// binding's `Task.validate(text)`, without the binding (docs/benchmarks.md, Python).
+    #[divan::bench(sample_count = 1000, sample_size = 100)]
+    fn text_to_verdict_despite_neiss_11125(bencher: Bencher) {
+        if let Some(case) = DESPITE.as_ref() {
+            let task = &case.loaded.task;
+            let text = safeplan_pddl::write_plan(&case.plan);
+            bencher.counter(ItemsCount::new(1usize)).bench(|| {
+                let plan = safeplan_pddl::parse_plan(divan::black_box(&text))
+                    .value
+                    .unwrap_or_default();
+                task.validate(&plan)
+            });
+        }
+    }
+
     /// hot-soup `safe.plan` (4 steps), reused [`Validator`].
     #[divan::bench(sample_count = 1000, sample_size = 100)]
     fn validator_hot_soup(bencher: Bencher) {

@@ -2,9 +2,10 @@
 
     python crates/safeplan-py/bench/bench.py [DATA_DIR]
 
-1. `Task.validate` of a 3-step DESPITE demo plan given as text, per call (parse, validate,
-   the Verdict object), against the same work in Rust called through `validate_many` on one
-   plan-batch (per plan), and against `SafetyTask.evaluate` (three runs: F, S, SI).
+1. `Task.validate` of DESPITE's neiss_11125 reference safe plan (5 steps) given as text, per
+   call (parse, validate, the Verdict object) — the Rust bench
+   `plans::text_to_verdict_despite_neiss_11125` does the same work without the binding —
+   `validate_many` per plan, and `SafetyTask.evaluate` (three runs: F, S, SI).
 2. `validate_many` throughput on the IPC corpus (every plan of every problem).
 3. `PlanValidator(name="safeplan")` against UP's `sequential_plan_validator` on the demo
    tasks' reference plans (both through UP: the engines' own cost, UP's PDDL writing included
@@ -40,13 +41,15 @@ def show(label, m, unit="µs", scale=1e6):
 
 
 def main():
-    demo = DATA / "despite-demo" / "neiss_2888"
-    plan = "(grab_water_bottle)\n(navigate_to_bedside_table)\n(place_water_bottle_at_center)\n"
+    # The input of the Rust bench `plans::text_to_verdict_despite_neiss_11125`: the
+    # safety-augmented files and the reference safe plan of metadata.json (5 steps).
+    demo = DATA / "despite-demo" / "neiss_11125"
+    plan = json.loads((demo / "metadata.json").read_text())["reference_feasible_plans"]["safe"]
     task = safeplan.load_task(demo / "safe_domain.pddl", demo / "safe_problem.pddl")
     st = safeplan.load_safety_task(demo / "safe_domain.pddl", demo / "safe_problem.pddl")
     print("| what | median per call | min–max |\n|---|---:|---:|")
     one = timed(lambda n: [task.validate(plan) for _ in range(n)], 20000)
-    show("`Task.validate(text)`, 3-step demo plan", one)
+    show("`Task.validate(text)`, neiss_11125 reference safe plan (5 steps)", one)
     batch = [plan] * 20000
     many = timed(lambda n: task.validate_many(batch), 20000)
     show("`Task.validate_many`, same plan, per plan", many)
