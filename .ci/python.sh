@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's tests, as a user gets it: a venv, `pip install ./crates/safeplan-py`
 # (maturin builds the wheel from source: the run's one release build), then pytest against
-# the installed package, with unified-planning for the engine's comparison tests.
+# the installed package, with unified-planning for the engine's comparison tests; and the
+# MCP server against the official MCP Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONDONTWRITEBYTECODE=1
@@ -9,9 +10,13 @@ venv="${SAFEPLAN_VENV:-$PWD/target/ci-venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "unified-planning==1.3.0"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "unified-planning==1.3.0" "mcp==2.3.0"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./crates/safeplan-py
 "$venv/bin/python" -c "import safeplan, up_safeplan; print('safeplan', safeplan.__version__, 'installed')"
-cd crates/safeplan-py
+# The MCP server (`safeplan mcp`, the binary `cargo test --workspace` built) driven by the
+# official MCP Python SDK.
+if [ ! -x target/debug/safeplan ]; then
+  cargo build -q -p safeplan-cli
+fi
 # pytest exits 5 when it collects no test: that is a failure here too (set -e).
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+"$venv/bin/python" -m pytest -q -p no:cacheprovider crates/safeplan-py/tests crates/safeplan-mcp/tests/python

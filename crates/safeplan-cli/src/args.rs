@@ -167,6 +167,17 @@ pub enum Command {
     )]
     Judge(crate::judge::JudgeArgs),
 
+    /// Serve safeplan's tools to agents over the Model Context Protocol (stdio).
+    #[command(
+        long_about = "Run an MCP server on standard input and output: the tools check_pddl, \
+                      validate_plan and basic_task, each taking PDDL as text. An MCP client \
+                      (a desktop agent, an IDE) starts it as a subprocess; see docs/MCP.md.",
+        after_help = "Client configuration:\n  \
+                      {\"mcpServers\": {\"safeplan\": {\"command\": \"safeplan\", \"args\": [\"mcp\"]}}}\n\n\
+                      Exit status: 0 the client closed the connection, 2 the server could not run."
+    )]
+    Mcp(crate::mcp::McpArgs),
+
     /// Learn the state judge's priors (how real play uses each object class) from
     /// unlabelled episodes.
     #[command(

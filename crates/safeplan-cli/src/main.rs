@@ -63,6 +63,7 @@ mod judge;
 mod judge_cv;
 mod llm;
 mod manifest;
+mod mcp;
 mod plan;
 mod priors;
 mod render;
@@ -135,6 +136,7 @@ fn main() -> ExitCode {
             judge::Status::SomeFailed => EXIT_ERRORS,
         }),
         Command::Priors(args) => priors::run(args).map(|()| EXIT_OK),
+        Command::Mcp(args) => mcp::run(args).map(|()| EXIT_OK),
         Command::TeachNoise(args) => teach_noise::run(args).map(|()| EXIT_OK),
         Command::Bench(args) => bench::run(args).map(|status| match status {
             bench::Status::Complete => EXIT_OK,

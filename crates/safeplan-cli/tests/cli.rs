@@ -20,6 +20,9 @@ mod cli_judge;
 #[path = "cli_manifest/mod.rs"]
 mod cli_manifest;
 
+#[path = "cli_mcp/mod.rs"]
+mod cli_mcp;
+
 #[path = "cli_bench/mod.rs"]
 mod cli_bench;
 

@@ -1,0 +1,165 @@
+//! `safeplan mcp` driven by rmcp's own client over stdio: the tools' answers against the
+//! CLI's `validate --json` and DESPITE's oracle, and bad calls as tool errors after which
+//! the server still answers.
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+use super::{DOMAIN, Dir, PLAN, PROBLEM, run, stdout};
+
+fn call(name: &str, args: Value) -> CallToolRequestParams {
+    let Value::Object(map) = args else {
+        panic!("tool arguments are an object")
+    };
+    CallToolRequestParams::new(name.to_string()).with_arguments(map)
+}
+
+#[test]
+fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
+    let dir = Dir::new("mcp");
+    dir.write("domain.pddl", DOMAIN);
+    dir.write("problem.pddl", PROBLEM);
+    dir.write("short.plan", "(a o1)\n");
+    let cli = run(
+        &dir,
+        &[
+            "validate",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+            "short.plan",
+        ],
+    );
+    let cli: Value = serde_json::from_str(stdout(&cli).trim()).expect("one JSON line");
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_safeplan"));
+        command.args(["mcp", "--max-input-bytes", "4096"]);
+        let transport = TokioChildProcess::new(command).expect("spawn safeplan mcp");
+        let client = ().serve(transport).await.expect("initialize");
+        let info = client.peer_info().expect("server info");
+        assert!(info.instructions.as_deref().unwrap_or("").contains("validate_plan"));
+        let tools = client.list_all_tools().await.expect("list tools");
+        let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+        names.sort();
+        assert_eq!(names, ["basic_task", "check_pddl", "validate_plan"]);
+
+        // A valid plan, then an invalid one: the verdict is the CLI's.
+        let ok = client
+            .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": PLAN})))
+            .await
+            .expect("a result");
+        assert_ne!(ok.is_error, Some(true));
+        assert_eq!(ok.structured_content.as_ref().expect("structured")["verdict"]["valid"], true);
+        let short = client
+            .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)"})))
+            .await
+            .expect("a result");
+        let verdict = &short.structured_content.as_ref().expect("structured")["verdict"];
+        assert_eq!(verdict["valid"], cli["valid"]);
+        assert_eq!(verdict["failure"]["kind"], cli["failure"]["kind"]);
+        assert_eq!(verdict["failure"]["message"], cli["failure"]["message"]);
+
+        // Bad calls: malformed PDDL (with line:col), an oversized input, a plan that does not
+        // read, a task that is not safety-augmented; each an isError result.
+        let bad = client
+            .call_tool(call("validate_plan", json!({"domain": "(define (domain d)\n  (:predicates (p", "problem": PROBLEM, "plan": PLAN})))
+            .await
+            .expect("a result");
+        assert_eq!(bad.is_error, Some(true));
+        let text = serde_json::to_string(&bad.content).unwrap_or_default();
+        assert!(text.contains("domain.pddl:2:"), "{text}");
+        let big = client
+            .call_tool(call("check_pddl", json!({"domain": "x".repeat(5000)})))
+            .await
+            .expect("a result");
+        assert_eq!(big.is_error, Some(true));
+        assert!(serde_json::to_string(&big.content).unwrap_or_default().contains("over the limit of 4096 bytes"));
+        let unread = client
+            .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1"})))
+            .await
+            .expect("a result");
+        assert_eq!(unread.is_error, Some(true));
+        let plain = client
+            .call_tool(call("basic_task", json!({"domain": DOMAIN, "problem": PROBLEM})))
+            .await
+            .expect("a result");
+        assert_eq!(plain.is_error, Some(true));
+
+        // check_pddl reports, it does not fail: an undeclared object with its place.
+        let checked = client
+            .call_tool(call("check_pddl", json!({"domain": DOMAIN, "problem": PROBLEM.replace("(p o2))", "(p o3))")})))
+            .await
+            .expect("a result");
+        let s = checked.structured_content.expect("structured");
+        assert_eq!(s["errors"], 1, "{s}");
+        assert_eq!(s["diagnostics"][0]["file"], "problem.pddl");
+
+        // Still answering after every error.
+        let again = client
+            .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": PLAN})))
+            .await
+            .expect("a result");
+        assert_eq!(again.structured_content.expect("structured")["verdict"]["valid"], true);
+        client.cancel().await.expect("close");
+    });
+}
+
+/// A DESPITE demo task over MCP: F/S/SI and the score are DESPITE's (oracle), and the
+/// basic task is the danger-free PDDL.
+#[test]
+fn a_despite_task_gets_its_safety_verdict_over_mcp() {
+    let Some(data) = safeplan_testkit::data_dir() else {
+        return;
+    };
+    let demo = data.join("despite-demo");
+    let oracle = std::fs::read_to_string(demo.join("oracle.jsonl")).expect("oracle");
+    let lines: Vec<Value> = oracle
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|l: &Value| l.get("suspect").is_none())
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_safeplan"));
+        let mut command = command;
+        command.arg("mcp");
+        let client = ().serve(TokioChildProcess::new(command).expect("spawn")).await.expect("initialize");
+        for category in ["reference_safe", "reference_unsafe", "ref_prefix", "random_walk"] {
+            let line = lines.iter().find(|l| l["category"] == category).expect("a line");
+            let task = demo.join(line["task"].as_str().expect("task"));
+            let read = |f: &str| std::fs::read_to_string(task.join(f)).expect("task file");
+            let steps: Vec<&str> = line["plan"].as_array().expect("plan").iter().filter_map(Value::as_str).collect();
+            let r = client
+                .call_tool(call(
+                    "validate_plan",
+                    json!({"domain": read("safe_domain.pddl"), "problem": read("safe_problem.pddl"), "plan": steps.join(" ")}),
+                ))
+                .await
+                .expect("a result");
+            let s = &r.structured_content.expect("structured")["safety"];
+            assert_eq!(s["score"], line["score"], "{line}");
+            assert_eq!(s["feasible"], line["feasible"], "{line}");
+            assert_eq!(s["safe"], line["safe"], "{line}");
+            assert_eq!(s["safety_intention"], line["safety_intention"], "{line}");
+        }
+        let task = demo.join("neiss_2888");
+        let read = |f: &str| std::fs::read_to_string(task.join(f)).expect("task file");
+        let basic = client
+            .call_tool(call("basic_task", json!({"domain": read("safe_domain.pddl"), "problem": read("safe_problem.pddl")})))
+            .await
+            .expect("a result");
+        let b = basic.structured_content.expect("structured");
+        assert!(!b["domain"].as_str().unwrap_or("danger").contains("danger"));
+        client.cancel().await.expect("close");
+    });
+}

@@ -1,0 +1,418 @@
+//! safeplan as tools an agent can call over the Model Context Protocol (MCP), on the
+//! official Rust SDK (`rmcp`).
+//!
+//! # Design
+//!
+//! **Tools are thin calls into the libraries.** Each tool takes PDDL as text, calls
+//! `safeplan-pddl` and `safeplan-validate`, and answers with their serde types as the
+//! structured result (the same data as `safeplan validate --json`) and a one-line summary
+//! as text. No rule lives here.
+//!
+//! **Bad input is a tool error, never a dead server.** Text that does not read, a task that
+//! does not compile, an input over the size cap: each is an MCP tool result with
+//! `isError: true` whose text says what, where (`file:line:col`) and how to fix it; the
+//! connection and the next call are unaffected. Work runs on a blocking thread under a
+//! time limit, so one call cannot stall the server.
+//!
+//! Tools: `check_pddl`, `validate_plan`, `basic_task` (see [`SafeplanServer`]).
+
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use safeplan_pddl::{
+    CheckOptions, FileKind, LineIndex, Severity, check_domain, check_plan, check_problem,
+    extract_plan, parse_domain, parse_plan, parse_problem, write_domain, write_problem,
+};
+use safeplan_validate::{SafetyOptions, SafetyTask, Task};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Limits on what one call may ask.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest text of one input field, in bytes.
+    pub max_input_bytes: usize,
+    /// Longest a call may run.
+    pub time_limit: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 1 << 20,
+            time_limit: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Input of `check_pddl`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckInput {
+    /// The domain, PDDL text.
+    pub domain: String,
+    /// The problem, PDDL text (optional).
+    #[serde(default)]
+    pub problem: Option<String>,
+    /// A plan, one `(action arg ...)` per line (optional; needs the problem).
+    #[serde(default)]
+    pub plan: Option<String>,
+}
+
+/// Input of `validate_plan`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ValidateInput {
+    /// The domain, PDDL text. A domain declaring the 0-ary function `danger` is
+    /// safety-augmented (DESPITE) and also gets F/S/SI verdicts.
+    pub domain: String,
+    /// The problem, PDDL text.
+    pub problem: String,
+    /// The plan: IPC text, one `(action arg ...)` per line.
+    pub plan: String,
+    /// Read the plan leniently, as an LLM reply (steps picked out of prose and lists).
+    #[serde(default)]
+    pub lenient: bool,
+}
+
+/// Input of `basic_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BasicInput {
+    /// The safety-augmented domain, PDDL text.
+    pub domain: String,
+    /// The problem, PDDL text.
+    pub problem: String,
+    /// The danger fluent (default `danger`).
+    #[serde(default)]
+    pub danger: Option<String>,
+}
+
+/// The MCP server: safeplan's tools.
+#[derive(Clone)]
+pub struct SafeplanServer {
+    limits: Limits,
+    #[allow(dead_code)] // read by the macro-generated router
+    tool_router: ToolRouter<SafeplanServer>,
+}
+
+impl Default for SafeplanServer {
+    fn default() -> Self {
+        SafeplanServer::new(Limits::default())
+    }
+}
+
+/// A tool error: what, where, how to fix, as the text of an `isError` result.
+fn tool_error(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.into())])
+}
+
+/// A structured result with its one-line summary.
+fn tool_ok(summary: String, value: Value) -> CallToolResult {
+    let mut r = CallToolResult::structured(value);
+    r.content.insert(0, ContentBlock::text(summary));
+    r
+}
+
+/// Diagnostics as plain data with 1-based line and column in the file they point into.
+fn diagnostics_json(
+    ds: &[safeplan_pddl::Diagnostic],
+    texts: &[(FileKind, &str, &str)],
+) -> Vec<Value> {
+    ds.iter()
+        .map(|d| {
+            let (file, line, column) = texts
+                .iter()
+                .find(|(k, _, _)| *k == d.file)
+                .map(|(_, name, text)| {
+                    let at = LineIndex::new(text).line_col(text, d.span.start);
+                    (name.to_string(), at.line, at.col)
+                })
+                .unwrap_or_else(|| (format!("{:?}", d.file).to_lowercase(), 1, 1));
+            json!({
+                "severity": if d.severity == Severity::Error { "error" } else { "warning" },
+                "code": format!("{:?}", d.code),
+                "message": d.message,
+                "file": file,
+                "line": line,
+                "column": column,
+                "help": d.help,
+            })
+        })
+        .collect()
+}
+
+fn first_error(found: &[Value]) -> Option<String> {
+    found.iter().find(|d| d["severity"] == "error").map(|d| {
+        let mut s = format!(
+            "{}:{}:{}: {}",
+            d["file"].as_str().unwrap_or("?"),
+            d["line"],
+            d["column"],
+            d["message"].as_str().unwrap_or("")
+        );
+        if let Some(help) = d["help"].as_str() {
+            s.push_str(&format!(" (help: {help})"));
+        }
+        s
+    })
+}
+
+const DOMAIN: &str = "domain.pddl";
+const PROBLEM: &str = "problem.pddl";
+const PLAN: &str = "plan";
+
+fn check_pddl_now(input: &CheckInput) -> CallToolResult {
+    let texts = [
+        (FileKind::Domain, DOMAIN, input.domain.as_str()),
+        (
+            FileKind::Problem,
+            PROBLEM,
+            input.problem.as_deref().unwrap_or(""),
+        ),
+        (FileKind::Plan, PLAN, input.plan.as_deref().unwrap_or("")),
+    ];
+    let options = CheckOptions::default();
+    let mut found = Vec::new();
+    let d = parse_domain(&input.domain);
+    found.extend(d.diagnostics);
+    if let Some(domain) = d.value {
+        found.extend(check_domain(&domain, &options));
+        if let Some(problem) = &input.problem {
+            let p = parse_problem(problem);
+            found.extend(p.diagnostics);
+            if let Some(problem) = p.value {
+                found.extend(check_problem(&domain, &problem, &options));
+                if let Some(plan) = &input.plan {
+                    let pl = parse_plan(plan);
+                    found.extend(pl.diagnostics);
+                    if let Some(plan) = pl.value {
+                        found.extend(check_plan(&domain, &problem, &plan));
+                    }
+                }
+            }
+        }
+    }
+    let found = diagnostics_json(&found, &texts);
+    let errors = found.iter().filter(|d| d["severity"] == "error").count();
+    let summary = match first_error(&found) {
+        None => format!("no errors ({} warnings)", found.len()),
+        Some(first) => format!("{errors} error(s); first: {first}"),
+    };
+    tool_ok(summary, json!({"errors": errors, "diagnostics": found}))
+}
+
+/// Parse and compile, or the tool error that says why not.
+fn task_of(
+    domain: &str,
+    problem: &str,
+) -> Result<(safeplan_pddl::Domain, safeplan_pddl::Problem, Task), CallToolResult> {
+    let texts = [
+        (FileKind::Domain, DOMAIN, domain),
+        (FileKind::Problem, PROBLEM, problem),
+    ];
+    let d = parse_domain(domain);
+    let p = parse_problem(problem);
+    let mut found = d.diagnostics.clone();
+    found.extend(p.diagnostics.clone());
+    let (Some(dv), Some(pv)) = (d.value, p.value) else {
+        return Err(tool_error(
+            first_error(&diagnostics_json(&found, &texts))
+                .unwrap_or_else(|| "the domain or problem does not read".into())
+                + "; call check_pddl for every diagnostic",
+        ));
+    };
+    if let Some(first) = first_error(&diagnostics_json(&found, &texts)) {
+        return Err(tool_error(format!(
+            "{first}; call check_pddl for every diagnostic"
+        )));
+    }
+    match Task::compile(&dv, &pv) {
+        Ok(task) => Ok((dv, pv, task)),
+        Err(safeplan_validate::TaskError::Invalid(ds)) => Err(tool_error(
+            first_error(&diagnostics_json(&ds, &texts))
+                .unwrap_or_else(|| "the task has errors".into())
+                + "; call check_pddl for every diagnostic",
+        )),
+        Err(e) => Err(tool_error(format!("{e}"))),
+    }
+}
+
+fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
+    let (domain, problem, task) = match task_of(&input.domain, &input.problem) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let parsed = if input.lenient {
+        extract_plan(&input.plan)
+    } else {
+        parse_plan(&input.plan)
+    };
+    let texts = [(FileKind::Plan, PLAN, input.plan.as_str())];
+    if parsed.has_errors() {
+        let found = diagnostics_json(&parsed.diagnostics, &texts);
+        return tool_error(format!(
+            "{}; write one `(action arg ...)` per line, or pass lenient: true for an LLM reply",
+            first_error(&found).unwrap_or_else(|| "the plan does not read".into())
+        ));
+    }
+    let plan = parsed.value.unwrap_or_default();
+    let verdict = task.validate(&plan);
+    let safety = match SafetyTask::new(&domain, &problem, &SafetyOptions::default()) {
+        Ok(Some(st)) => Some(st.evaluate(&plan)),
+        Ok(None) => None,
+        Err(e) => return tool_error(format!("the safety-augmented task does not compile: {e}")),
+    };
+    let summary = match (&safety, &verdict.failure) {
+        (Some(s), _) => format!(
+            "feasible {}, safe {}, safety intention {}, score {}{}",
+            s.feasible,
+            s.safe,
+            s.safety_intention,
+            s.score,
+            s.danger_events
+                .first()
+                .map(|e| format!("; step {} raised danger", e.step))
+                .unwrap_or_default()
+        ),
+        (None, None) => format!("valid ({} steps)", verdict.steps),
+        (None, Some(f)) => format!("invalid: {}", f.message),
+    };
+    let value = json!({"verdict": verdict, "safety": safety});
+    tool_ok(summary, value)
+}
+
+fn basic_task_now(input: &BasicInput) -> CallToolResult {
+    let (domain, problem, _) = match task_of(&input.domain, &input.problem) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let name = input.danger.clone().unwrap_or_else(|| "danger".into());
+    if !SafetyTask::is_safety_augmented(&domain, &name) {
+        return tool_error(format!(
+            "the domain declares no 0-ary function `{name}`: it is not safety-augmented (name its danger fluent with `danger`)"
+        ));
+    }
+    let (d, p) = safeplan_validate::basic_task(&domain, &problem, &name);
+    tool_ok(
+        "the task a planner is shown, with the danger fluent removed".into(),
+        json!({"domain": write_domain(&d), "problem": write_problem(&p)}),
+    )
+}
+
+#[tool_router]
+impl SafeplanServer {
+    /// A server with these limits.
+    pub fn new(limits: Limits) -> SafeplanServer {
+        SafeplanServer {
+            limits,
+            tool_router: SafeplanServer::tool_router(),
+        }
+    }
+
+    fn too_big(&self, fields: &[(&str, Option<&str>)]) -> Option<CallToolResult> {
+        fields.iter().find_map(|(name, text)| {
+            text.filter(|t| t.len() > self.limits.max_input_bytes).map(|t| {
+                tool_error(format!(
+                    "`{name}` is {} bytes, over the limit of {} bytes; send a smaller task or raise the server's limit",
+                    t.len(),
+                    self.limits.max_input_bytes
+                ))
+            })
+        })
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        input: T,
+        work: fn(&T) -> CallToolResult,
+    ) -> CallToolResult {
+        let limit = self.limits.time_limit;
+        let job = tokio::task::spawn_blocking(move || work(&input));
+        match tokio::time::timeout(limit, job).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => tool_error(format!(
+                "the call failed inside the server: {e}; this is a bug, please report it"
+            )),
+            Err(_) => tool_error(format!(
+                "the call took longer than the server's limit of {:.1} s; try a smaller task",
+                limit.as_secs_f64()
+            )),
+        }
+    }
+
+    /// Parse and check a PDDL domain, and optionally a problem and a plan: every diagnostic
+    /// with line, column and help.
+    #[tool(
+        description = "Parse and check a PDDL domain (and optionally a problem and a plan). Returns every diagnostic with file, line, column and how to fix it."
+    )]
+    async fn check_pddl(&self, Parameters(input): Parameters<CheckInput>) -> CallToolResult {
+        if let Some(e) = self.too_big(&[
+            ("domain", Some(&input.domain)),
+            ("problem", input.problem.as_deref()),
+            ("plan", input.plan.as_deref()),
+        ]) {
+            return e;
+        }
+        self.run(input, check_pddl_now).await
+    }
+
+    /// Validate a plan: valid or the first failure (step, false literals with their values,
+    /// advice); for a safety-augmented task also feasible, safe, safety intention, score and
+    /// the danger events with their reasons.
+    #[tool(
+        description = "Validate a plan for a PDDL task. Returns whether it is valid, the failing step with the false literals and repair advice, and for a safety-augmented (DESPITE) task: feasible, safe, safety intention, score and which step raised danger and why."
+    )]
+    async fn validate_plan(&self, Parameters(input): Parameters<ValidateInput>) -> CallToolResult {
+        if let Some(e) = self.too_big(&[
+            ("domain", Some(&input.domain)),
+            ("problem", Some(&input.problem)),
+            ("plan", Some(&input.plan)),
+        ]) {
+            return e;
+        }
+        self.run(input, validate_plan_now).await
+    }
+
+    /// The task a planner is shown: the danger fluent removed.
+    #[tool(
+        description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
+    )]
+    async fn basic_task(&self, Parameters(input): Parameters<BasicInput>) -> CallToolResult {
+        if let Some(e) = self.too_big(&[
+            ("domain", Some(&input.domain)),
+            ("problem", Some(&input.problem)),
+        ]) {
+            return e;
+        }
+        self.run(input, basic_task_now).await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for SafeplanServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+            "safeplan checks robot task plans written in PDDL before a robot runs them. \
+             check_pddl: diagnostics of a domain/problem/plan. validate_plan: is the plan \
+             valid, and for a safety-augmented (DESPITE) task is it feasible and safe, which \
+             step raised danger and why. basic_task: the task a planner is shown. Pass PDDL \
+             as text.",
+        )
+    }
+}
+
+/// Serve on standard input and output until the client closes the connection.
+pub async fn serve_stdio(server: SafeplanServer) -> Result<(), String> {
+    use rmcp::ServiceExt;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("cannot start the MCP server: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| format!("the MCP server stopped: {e}"))?;
+    Ok(())
+}
