@@ -15,7 +15,6 @@ use safeplan_bench::runner::{self, RunOptions, RunSummary};
 use safeplan_bench::{
     Ability, Attempt, AttemptStatus, LlmPlannerOptions, Planner, Shard, Store, Suite,
 };
-use safeplan_llm::{CacheConfig, Stack};
 use safeplan_metrics::BootstrapOptions;
 
 use crate::check::Failure;
@@ -67,17 +66,9 @@ pub struct BenchArgs {
     #[arg(long)]
     pub no_report: bool,
 
-    /// LLM response cache (SQLite) shared across runs.
-    #[arg(long, value_name = "FILE")]
-    pub cache: Option<PathBuf>,
-
-    /// Answer LLM planners from a recorded cassette (no network, no key).
-    #[arg(long, value_name = "FILE", conflicts_with = "record")]
-    pub replay: Option<PathBuf>,
-
-    /// Record every LLM exchange to a cassette.
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
+    /// LLM cache and cassette (--cache, --record, --replay).
+    #[command(flatten)]
+    pub replay: crate::llm::ReplayArgs,
 
     /// Sampling temperature of LLM planners (default 0; with --samples above 1, each sample
     /// also gets its own seed).
@@ -159,14 +150,7 @@ pub fn run(args: &BenchArgs) -> Result<Status, Failure> {
         Some(s) => Shard::parse(s).map_err(|m| input(m, "write e.g. --shard 2/4"))?,
     };
     let suite = Suite::load(&args.suite).map_err(bench_failure)?;
-    let stack = Stack {
-        cache: args.cache.as_ref().map(|path| CacheConfig {
-            path: path.clone(),
-            bypass: false,
-        }),
-        cassette: crate::llm::cassette(args.record.as_deref(), args.replay.as_deref()),
-        ..Stack::default()
-    };
+    let stack = args.replay.stack();
     let llm = LlmPlannerOptions {
         temperature: args.temperature.or(Some(0.0)),
         seed_per_sample: args.samples > 1,

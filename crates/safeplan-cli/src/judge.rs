@@ -18,7 +18,7 @@ use safeplan_judge::{
     LlmJudgeOptions, LlmReviser, LlmReviserOptions, RefineOptions, Refiner, Reviser, RuleJudge,
     StateJudge, StateRules, StopReason, SymbolicJudge, SymbolicReviser, read_episodes,
 };
-use safeplan_llm::{CacheConfig, LlmProvider, ProviderSpec, Stack};
+use safeplan_llm::{LlmProvider, ProviderSpec, Stack};
 
 use crate::check::Failure;
 
@@ -70,29 +70,22 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "N", default_value_t = 0, requires = "cv")]
     pub cv_seed: u64,
 
-    /// LLM response cache (SQLite) shared across runs, for llm: judges and revisers.
-    #[arg(long, value_name = "FILE")]
-    pub cache: Option<PathBuf>,
-
-    /// Answer LLM judges and revisers from a recorded cassette (no network, no key).
-    #[arg(long, value_name = "FILE", conflicts_with = "record")]
-    pub replay: Option<PathBuf>,
-
-    /// Record every LLM exchange of the run to a cassette.
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
+    /// LLM cache and cassette for llm: judges and revisers (--cache, --record, --replay).
+    #[command(flatten)]
+    pub replay: crate::llm::ReplayArgs,
 }
 
-/// The provider layers of a run: the defaults, with the cache and cassette asked for.
-fn stack(args: &JudgeArgs) -> Stack {
-    Stack {
-        cache: args.cache.as_ref().map(|path| CacheConfig {
-            path: path.clone(),
-            bypass: false,
-        }),
-        cassette: crate::llm::cassette(args.record.as_deref(), args.replay.as_deref()),
-        ..Stack::default()
-    }
+/// A single-threaded async runtime for the loop (LLM judges await their providers).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            input(
+                format!("cannot start the async runtime: {e}"),
+                "this is a bug; please report it",
+            )
+        })
 }
 
 /// How the run went.
@@ -247,7 +240,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
     if args.max_rounds == 0 {
         return Err(input("--max-rounds must be at least 1", "the paper uses 5"));
     }
-    let stack = stack(args);
+    let stack = args.replay.stack();
     let judge = judge_from_spec(&args.judge, &stack)?;
     let reviser = reviser_from_spec(&args.reviser, &stack)?;
     let labelled = load_episodes(&args.episodes)?;
@@ -289,15 +282,7 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            input(
-                format!("cannot start the async runtime: {e}"),
-                "this is a bug; please report it",
-            )
-        })?;
+    let runtime = runtime()?;
     // Each episode is written as it finishes, so an interrupted run keeps what it did.
     let mut write_error: Option<std::io::Error> = None;
     let refinements = runtime.block_on(refiner.refine_all(&episodes, |_, r| {

@@ -63,15 +63,7 @@ pub fn run(
         max_rounds: args.max_rounds,
         concurrency: args.concurrency.max(1),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            input(
-                format!("cannot start the async runtime: {e}"),
-                "this is a bug; please report it",
-            )
-        })?;
+    let runtime = crate::judge::runtime()?;
     let cv = runtime
         .block_on(cross_validate(labelled, fit, reviser, refine, options))
         .map_err(|e| {

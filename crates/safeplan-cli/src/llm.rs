@@ -304,6 +304,37 @@ fn report(e: &LlmError) {
 
 /// The cassette `--record FILE` or `--replay FILE` asks for (record wins; clap makes them
 /// exclusive anyway).
+/// The LLM reproducibility options of `bench` and `judge`: a response cache and a cassette
+/// to record to or replay from.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// LLM response cache (SQLite) shared across runs.
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+
+    /// Answer LLM calls from a recorded cassette (no network, no key).
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    pub replay: Option<PathBuf>,
+
+    /// Record every LLM exchange to a cassette.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
+impl ReplayArgs {
+    /// The provider layers: the defaults, with the cache and cassette asked for.
+    pub fn stack(&self) -> Stack {
+        Stack {
+            cache: self.cache.as_ref().map(|path| CacheConfig {
+                path: path.clone(),
+                bypass: false,
+            }),
+            cassette: cassette(self.record.as_deref(), self.replay.as_deref()),
+            ..Stack::default()
+        }
+    }
+}
+
 pub fn cassette(
     record: Option<&std::path::Path>,
     replay: Option<&std::path::Path>,
