@@ -701,7 +701,7 @@ fn requests_fence_the_untrusted_parts() {
         "{user}"
     );
     assert!(user.contains("```dialogue\n- Commander.Say("), "{user}");
-    assert!(user.contains("ACTION: <number>."), "{user}");
+    assert!(user.contains("ACTION: [copy the exact action"), "{user}");
 
     let json = LlmJudge::new(
         FnProvider::script("p", &[]),
@@ -1025,7 +1025,7 @@ mod loopback {
     impl Respond for Scripted {
         fn respond(&self, request: &Request) -> ResponseTemplate {
             let body = String::from_utf8_lossy(&request.body);
-            let queue = if body.contains("You are the judge") {
+            let queue = if body.contains("You are a Judge Agent") {
                 &self.judge
             } else {
                 &self.planner

@@ -109,15 +109,23 @@ impl Reviser for LlmReviser {
     }
 }
 
-pub(super) const REVISER_SYSTEM: &str = "You are the planner in a plan-checking loop for embodied \
-household agents. A judge has reviewed an action sequence and left critiques: REMOVE names an \
-action to delete, MISSING describes actions that are absent. Write the sequence again so that \
-it follows the critiques:
-- delete each action a REMOVE critique names;
-- add the actions each MISSING critique asks for, where it says they belong, in the same \
-notation as the other actions;
-- copy every other action exactly as it is, in the same order: do not reword, merge, split, \
-reorder or drop any of them.
+/// The Planning Agent's role: the wording of the paper's Appendix A.2, then what the
+/// critiques mean and that every unflagged action is copied as it is (which
+/// [`check_revision`] enforces anyway).
+pub(super) const REVISER_SYSTEM: &str = "You are a Planning Agent for embodied AI tasks. Your \
+role is to:
+
+1. Analyze action sequences and identify their goals
+2. Modify action sequences based on feedback from a Judge
+3. Remove redundant actions and add missing actions as needed
+4. Ensure action sequences are efficient and complete
+
+Always preserve the original format and only make necessary changes.
+
+The Judge's feedback comes as critiques: REMOVE names an action to delete, MISSING describes \
+actions that are absent and where they belong. Delete each action a REMOVE critique names; add \
+the actions each MISSING critique asks for, in the same notation as the other actions; copy \
+every other action exactly as it is, in the same order.
 
 ";
 
