@@ -34,8 +34,9 @@ use safeplan_pddl::{
     write_problem,
 };
 use safeplan_validate::{
-    CompileOptions, SafetyOptions, SafetyTask as RustSafetyTask, SafetyVerdict as RustSafety,
-    SiMode, Task as RustTask, ValidateOptions, Validator, Verdict as RustVerdict,
+    CompileOptions, GroundAction, Monitor as RustMonitor, SafetyOptions,
+    SafetyTask as RustSafetyTask, SafetyVerdict as RustSafety, SiMode, State, Task as RustTask,
+    ValidateOptions, Validator, Verdict as RustVerdict, Warning,
 };
 
 create_exception!(
@@ -55,6 +56,12 @@ create_exception!(
     TaskError,
     SafeplanError,
     "A task that reads but cannot be compiled (or, for SafetyTask, declares no danger fluent)."
+);
+create_exception!(
+    _safeplan,
+    StepError,
+    SafeplanError,
+    "Monitor.apply of a step that cannot be executed now (the state is unchanged); `failure` says what is false."
 );
 create_exception!(
     _safeplan,
@@ -488,6 +495,14 @@ impl Task {
         })
     }
 
+    /// A step-by-step monitor at the initial state (for a robot's execution loop).
+    fn monitor(&self) -> Monitor {
+        Monitor {
+            task: self.task.clone(),
+            parts: Some((self.task.initial_state(), 0, Vec::new())),
+        }
+    }
+
     /// The verdicts of many plans, in order, validated in parallel without the GIL.
     #[pyo3(signature = (plans, *, lenient=false, keep_going=false))]
     fn validate_many(
@@ -512,6 +527,121 @@ impl Task {
             .into_iter()
             .map(|inner| Verdict { inner })
             .collect())
+    }
+}
+
+/// One step as (name, args): a string `"(move a b)"` / `"move a b"`, or a (name, args) pair.
+fn step_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
+    if let Ok(s) = step.extract::<String>() {
+        let inner = s.trim().trim_start_matches('(').trim_end_matches(')');
+        let mut words = inner.split_whitespace().map(String::from);
+        let name = words
+            .next()
+            .ok_or_else(|| PlanError::new_err(format!("{s:?} names no action")))?;
+        return Ok((name, words.collect()));
+    }
+    step.extract::<(String, Vec<String>)>().map_err(|_| {
+        PlanError::new_err("a step is a string \"(action arg ...)\" or a (name, [args]) pair")
+    })
+}
+
+/// Step-by-step execution for a robot: ask before each action, tell after it ran. Holds
+/// the compiled task (shared, not copied) and the state of this execution.
+#[pyclass(module = "safeplan")]
+struct Monitor {
+    task: Arc<RustTask>,
+    /// The execution so far; `None` only while a call has it.
+    parts: Option<(State, usize, Vec<Warning>)>,
+}
+
+impl Monitor {
+    /// Run `f` on a library monitor resumed from this one's parts, then keep its parts.
+    fn with<R>(&mut self, f: impl FnOnce(&mut RustMonitor<'_>) -> R) -> PyResult<R> {
+        let (state, steps, warnings) = self
+            .parts
+            .take()
+            .ok_or_else(|| SafeplanError::new_err("the monitor is in use by another call"))?;
+        let mut monitor = RustMonitor::from_parts(&self.task, state, steps, warnings);
+        let out = f(&mut monitor);
+        self.parts = Some(monitor.into_parts());
+        Ok(out)
+    }
+
+    fn ground(
+        &self,
+        step: &Bound<'_, PyAny>,
+    ) -> PyResult<Result<GroundAction, safeplan_validate::Failure>> {
+        let (name, args) = step_of(step)?;
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Ok(self.task.ground(&name, &args))
+    }
+}
+
+#[pymethods]
+impl Monitor {
+    /// None when the step can be executed now, else what is false (a dict with kind,
+    /// message, unmet literals and advice). The state does not change.
+    fn check(&mut self, py: Python<'_>, step: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let ground = self.ground(step)?;
+        let result = match ground {
+            Ok(g) => self.with(|m| m.check(&g).map_err(Box::new))?,
+            Err(f) => Err(Box::new(f)),
+        };
+        match result {
+            Ok(()) => Ok(py.None()),
+            Err(f) => to_python(py, &*f),
+        }
+    }
+
+    /// Execute the step on the monitor's state; raises StepError (with `failure`) when it
+    /// cannot be executed now, and then nothing changes.
+    fn apply(&mut self, py: Python<'_>, step: &Bound<'_, PyAny>) -> PyResult<()> {
+        let ground = self.ground(step)?;
+        let result = match ground {
+            Ok(g) => self.with(|m| m.apply(&g).map_err(Box::new))?,
+            Err(f) => Err(Box::new(f)),
+        };
+        result.map_err(|f| {
+            let err = StepError::new_err(f.message.clone());
+            if let Ok(d) = to_python(py, &*f) {
+                let _ = err.value(py).setattr("failure", d);
+            }
+            err
+        })
+    }
+
+    /// Whether the goal holds in the current state.
+    fn goal_reached(&mut self) -> PyResult<bool> {
+        self.with(|m| m.goal_reached())
+    }
+
+    /// Actions applied so far.
+    #[getter]
+    fn steps(&self) -> usize {
+        self.parts.as_ref().map_or(0, |p| p.1)
+    }
+
+    /// The current state as plain data: the true atoms and the fluents' values.
+    fn state(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let task = self.task.clone();
+        let described = self.with(|m| task.describe_state(m.state()))?;
+        to_python(py, &described)
+    }
+
+    /// Whether `predicate(args)` holds now; None when it names nothing of the task.
+    #[pyo3(signature = (predicate, *args))]
+    fn holds(&mut self, predicate: &str, args: Vec<String>) -> PyResult<Option<bool>> {
+        let task = self.task.clone();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.with(|m| task.holds(m.state(), predicate, &args))
+    }
+
+    /// The value of `function(args)` now; None when undefined or unknown.
+    #[pyo3(signature = (function, *args))]
+    fn value(&mut self, function: &str, args: Vec<String>) -> PyResult<Option<f64>> {
+        let task = self.task.clone();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.with(|m| task.value(m.state(), function, &args))
     }
 }
 
@@ -689,6 +819,8 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("TaskError", py.get_type::<TaskError>())?;
     m.add("PlanError", py.get_type::<PlanError>())?;
+    m.add("StepError", py.get_type::<StepError>())?;
+    m.add_class::<Monitor>()?;
     m.add_class::<Diagnostic>()?;
     m.add_class::<Verdict>()?;
     m.add_class::<Task>()?;

@@ -211,3 +211,44 @@ def test_the_readme_example_runs(data, monkeypatch, capsys):
     # Carried uncovered past the child, the soup raises danger at step 2 (hand-traced).
     assert out[0].startswith("False {'kind': 'unsatisfied_goal'")
     assert out[1] == "True False False 2"
+
+
+def test_a_monitor_guards_a_robot_loop():
+    """hot-soup (ours): the put-down before the move is refused and changes nothing; the
+    loop reaches the goal; carrying the uncovered soup past the child raised danger to 1
+    (hand-traced from the domain's move effect)."""
+    from conftest import REPO
+
+    soup = REPO / "examples" / "tasks" / "hot-soup"
+    task = safeplan.load_task(soup / "domain.pddl", soup / "problem.pddl")
+    m = task.monitor()
+    assert m.check("(pick-up soup stove)") is None
+    m.apply(("pick-up", ["soup", "stove"]))
+    early = m.check("(put-down soup table)")
+    assert early["kind"] == "unsatisfied_precondition"
+    with pytest.raises(safeplan.StepError) as info:
+        m.apply("(put-down soup table)")
+    assert info.value.failure["kind"] == "unsatisfied_precondition"
+    assert m.steps == 1 and m.holds("robot-at", "stove") is True
+    m.apply("(move stove table)")
+    m.apply("put-down soup table")
+    assert m.steps == 3 and m.goal_reached() is False  # the goal also wants danger 0
+    assert m.holds("item-at", "soup", "table") is True
+    assert m.value("danger") == 1.0
+    assert m.holds("no-such-predicate") is None
+    assert m.check("(fly soup)")["kind"] == "unknown_action"
+    with pytest.raises(safeplan.PlanError):
+        m.check(42)
+    state = m.state()
+    assert "(item-at soup table)" in state["atoms"] and "(holding soup)" not in state["atoms"]
+    assert state["fluents"] == [["(danger)", 1.0]]
+
+
+def test_the_robot_loop_example_runs():
+    import subprocess
+    import sys
+    from conftest import REPO
+
+    out = subprocess.run([sys.executable, str(REPO / "crates" / "safeplan-py" / "examples" / "robot_loop.py")], capture_output=True, text=True, check=True).stdout
+    assert "refused (put-down soup table)" in out
+    assert out.strip().endswith("goal reached: False; danger: 1.0")

@@ -50,6 +50,28 @@ impl<'t> Monitor<'t> {
         }
     }
 
+    /// A monitor that resumes an execution: at `state`, after `steps` actions that gave
+    /// `warnings` ([`Monitor::into_parts`] gives them back). For owners that cannot hold a
+    /// borrow of the task across calls, such as the Python binding.
+    pub fn from_parts(
+        task: &'t Task,
+        state: State,
+        steps: usize,
+        warnings: Vec<Warning>,
+    ) -> Monitor<'t> {
+        Monitor {
+            task,
+            state,
+            steps,
+            warnings,
+        }
+    }
+
+    /// The execution so far — state, actions applied, warnings — without the task borrow.
+    pub fn into_parts(self) -> (State, usize, Vec<Warning>) {
+        (self.state, self.steps, self.warnings)
+    }
+
     /// The state after the actions applied so far: read it with [`Task::holds`] and
     /// [`Task::value`], or start another monitor from it.
     pub fn state(&self) -> &State {

@@ -1376,3 +1376,26 @@ fn snapshot_type_mismatch() {
     let v = typed().validate(&plan("(move c1 home work)\n(park v1 home)\n"));
     insta::assert_json_snapshot!("type_mismatch", v);
 }
+
+#[test]
+fn a_monitor_taken_apart_and_resumed_goes_on_where_it_was() {
+    let task = robot();
+    let go = task.ground("go", &["r", "hall", "kitchen"]).unwrap();
+    let mut straight = Monitor::new(&task);
+    straight.apply(&go).unwrap();
+    let mut first = Monitor::new(&task);
+    first.apply(&go).unwrap();
+    let (state, steps, warnings) = first.into_parts();
+    assert_eq!(steps, 1);
+    let resumed = Monitor::from_parts(&task, state, steps, warnings);
+    assert_eq!(
+        task.describe_state(resumed.state()),
+        task.describe_state(straight.state())
+    );
+    assert_eq!(resumed.steps(), straight.steps());
+    // The same next action fails the same way, with the same step number.
+    assert_eq!(
+        resumed.check(&go).map_err(|f| (f.kind, f.step)),
+        straight.check(&go).map_err(|f| (f.kind, f.step))
+    );
+}

@@ -15,11 +15,13 @@ from typing import Union
 
 from ._safeplan import (
     Diagnostic,
+    Monitor,
     ParseError,
     PlanError,
     SafeplanError,
     SafetyTask,
     SafetyVerdict,
+    StepError,
     Task,
     TaskError,
     Verdict,
@@ -29,6 +31,8 @@ from ._safeplan import (
 
 __all__ = [
     "Diagnostic",
+    "Monitor",
+    "StepError",
     "ParseError",
     "PlanError",
     "SafeplanError",

@@ -17,6 +17,10 @@ class ParseError(SafeplanError):
 class TaskError(SafeplanError):
     """A task that reads but cannot be compiled, or declares no danger fluent."""
 
+class StepError(SafeplanError):
+    """Monitor.apply of a step that cannot run now; ``failure`` says what is false."""
+    failure: dict[str, Any]
+
 class PlanError(SafeplanError):
     """A plan argument that is neither text nor a list of steps."""
 
@@ -71,6 +75,18 @@ class Task:
     def validate_many(
         self, plans: Iterable[PlanLike], *, lenient: bool = False, keep_going: bool = False
     ) -> list[Verdict]: ...
+    def monitor(self) -> Monitor: ...
+
+class Monitor:
+    """Step-by-step execution: ask before each action, tell after it ran."""
+    def check(self, step: Step) -> Optional[dict[str, Any]]: ...
+    def apply(self, step: Step) -> None: ...
+    def goal_reached(self) -> bool: ...
+    @property
+    def steps(self) -> int: ...
+    def state(self) -> dict[str, Any]: ...
+    def holds(self, predicate: str, *args: str) -> Optional[bool]: ...
+    def value(self, function: str, *args: str) -> Optional[float]: ...
 
 class SafetyVerdict:
     """The DESPITE verdict of a plan."""
