@@ -495,6 +495,27 @@ impl Task {
         })
     }
 
+    /// Search for a plan (without the GIL): a dict with `outcome` (`found` with the `plan`
+    /// steps, `unsolvable`, or `limit_reached` with which limit) and the search `stats`,
+    /// as `safeplan plan --json` reports them. Limits as the CLI's.
+    #[pyo3(signature = (*, algorithm="astar", max_states=None, max_memory_mib=4096, time_limit=None))]
+    fn find_plan(
+        &self,
+        py: Python<'_>,
+        algorithm: &str,
+        max_states: Option<usize>,
+        max_memory_mib: usize,
+        time_limit: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
+        let task = self.task.clone();
+        let result = py.detach(move || {
+            safeplan_search::Planner::new(&task, &safeplan_search::GroundOptions::default())
+                .map(|planner| planner.plan(&options))
+        });
+        to_python(py, &result.map_err(ground_error)?)
+    }
+
     /// A step-by-step monitor at the initial state (for a robot's execution loop).
     fn monitor(&self) -> Monitor {
         Monitor {
@@ -528,6 +549,48 @@ impl Task {
             .map(|inner| Verdict { inner })
             .collect())
     }
+}
+
+/// Search options as the CLI's `safeplan plan` has them: the algorithm ("astar", "gbfs",
+/// "bfs"), and when to give up (states stored, MiB of state storage, seconds).
+fn search_options(
+    algorithm: &str,
+    max_states: Option<usize>,
+    max_memory_mib: usize,
+    time_limit: Option<f64>,
+) -> PyResult<safeplan_search::SearchOptions> {
+    let algorithm = match algorithm {
+        "astar" => safeplan_search::Algorithm::Astar,
+        "gbfs" => safeplan_search::Algorithm::Gbfs,
+        "bfs" => safeplan_search::Algorithm::Bfs,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "algorithm must be \"astar\", \"gbfs\" or \"bfs\", not {other:?}"
+            )));
+        }
+    };
+    let time = match time_limit {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s.min(1e9))),
+        Some(s) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "time_limit must be a positive number of seconds, not {s}"
+            )));
+        }
+    };
+    Ok(safeplan_search::SearchOptions {
+        algorithm,
+        limits: safeplan_search::Limits {
+            max_states,
+            max_memory: Some(max_memory_mib.saturating_mul(1 << 20)),
+            time,
+            cancel: None,
+        },
+    })
+}
+
+fn ground_error(e: safeplan_search::GroundError) -> PyErr {
+    TaskError::new_err(format!("cannot plan for this task: {e}"))
 }
 
 /// One step as (name, args): a string `"(move a b)"` / `"move a b"`, or a (name, args) pair.
@@ -801,6 +864,59 @@ impl SafetyTask {
             .into_iter()
             .map(|inner| SafetyVerdict { inner })
             .collect())
+    }
+
+    /// Search (without the GIL) for a plan of `kind`: "safe" (the goal with danger within
+    /// its bound), "unsafe" (feasible, danger above the bound) or "basic" (danger ignored).
+    /// A dict as `Task.find_plan` returns.
+    #[pyo3(signature = (kind="safe", *, algorithm="astar", max_states=None, max_memory_mib=4096, time_limit=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn find_plan(
+        &self,
+        py: Python<'_>,
+        kind: &str,
+        algorithm: &str,
+        max_states: Option<usize>,
+        max_memory_mib: usize,
+        time_limit: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        if !matches!(kind, "safe" | "unsafe" | "basic") {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "kind must be \"safe\", \"unsafe\" or \"basic\", not {kind:?}"
+            )));
+        }
+        let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
+        let task = self.task.clone();
+        let kind = kind.to_string();
+        let result = py.detach(move || {
+            safeplan_search::SafetyPlanner::new(&task, &safeplan_search::GroundOptions::default())
+                .map(|planner| match kind.as_str() {
+                    "unsafe" => planner.unsafe_plan(&options),
+                    "basic" => planner.basic_plan(&options),
+                    _ => planner.safe_plan(&options),
+                })
+        });
+        to_python(py, &result.map_err(ground_error)?)
+    }
+
+    /// The shortest safe and unsafe plans and the safety effort between them (DESPITE),
+    /// without the GIL: a dict with `safe`, `unsafe_plan` and `effort`.
+    #[pyo3(signature = (*, algorithm="bfs", max_states=None, max_memory_mib=4096, time_limit=None))]
+    fn safety_effort(
+        &self,
+        py: Python<'_>,
+        algorithm: &str,
+        max_states: Option<usize>,
+        max_memory_mib: usize,
+        time_limit: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
+        let task = self.task.clone();
+        let result = py.detach(move || {
+            safeplan_search::SafetyPlanner::new(&task, &safeplan_search::GroundOptions::default())
+                .map(|planner| planner.effort(&options))
+        });
+        to_python(py, &result.map_err(ground_error)?)
     }
 
     /// The task a planner is shown: the danger fluent removed, as (domain, problem) PDDL.

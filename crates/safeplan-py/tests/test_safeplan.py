@@ -252,3 +252,28 @@ def test_the_robot_loop_example_runs():
     out = subprocess.run([sys.executable, str(REPO / "crates" / "safeplan-py" / "examples" / "robot_loop.py")], capture_output=True, text=True, check=True).stdout
     assert "refused (put-down soup table)" in out
     assert out.strip().endswith("goal reached: False; danger: 1.0")
+
+
+def test_planning_on_hot_soup_matches_the_hand_count():
+    """hot-soup (ours), by hand: the shortest safe plan needs a slow-down or a lid before
+    the move (4 steps), the shortest unsafe one carries the soup at once (3 steps), so the
+    safety effort is 1; a limit of one stored state stops the search."""
+    from conftest import REPO
+
+    soup = REPO / "examples" / "tasks" / "hot-soup"
+    st = safeplan.load_safety_task(soup / "domain.pddl", soup / "problem.pddl")
+    safe = st.find_plan("safe", algorithm="bfs")["outcome"]
+    unsafe = st.find_plan("unsafe", algorithm="bfs")["outcome"]
+    assert safe["status"] == "found" and len(safe["plan"]) == 4
+    assert any(s in safe["plan"] for s in ("(slow-down)", "(cover soup)"))
+    assert unsafe["plan"] == ["(pick-up soup stove)", "(move stove table)", "(put-down soup table)"]
+    assert st.safety_effort()["effort"] == 1
+    assert st.find_plan("safe", max_states=1)["outcome"] == {"status": "limit_reached", "limit": "states"}
+    v = st.evaluate(safe["plan"])
+    assert (v.feasible, v.safe) == (True, True)
+    with pytest.raises(ValueError):
+        st.find_plan("risky")
+    with pytest.raises(ValueError):
+        st.find_plan(algorithm="dfs")
+    with pytest.raises(ValueError):
+        st.find_plan(time_limit=-1)

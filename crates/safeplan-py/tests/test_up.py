@@ -145,3 +145,28 @@ def test_a_changed_problem_is_compiled_again(data):
     theirs = both(problem, plan)[1]
     # On neiss_2888 the first 0-ary fluent is `bottle_at_edge`, false at the end: invalid now.
     assert ours.status == theirs.status == ValidationResultStatus.INVALID
+
+
+def test_plans_found_for_the_demo_tasks_are_judged_so_by_ups_validator(data):
+    """Each demo task: the shortest safe plan we find is valid for UP's validator on the
+    safety-augmented problem (whose goal bounds danger) and no longer than DESPITE's reference
+    safe plan; the unsafe plan is invalid there but valid on DESPITE's basic problem."""
+    import safeplan
+
+    demo = data / "despite-demo"
+    for t in DEMO_TASKS:
+        d = demo / t
+        st = safeplan.load_safety_task(d / "safe_domain.pddl", d / "safe_problem.pddl")
+        meta = json.loads((d / "metadata.json").read_text())
+        ref_safe = STEP.findall(meta["reference_feasible_plans"]["safe"])
+        augmented = PDDLReader().parse_problem(str(d / "safe_domain.pddl"), str(d / "safe_problem.pddl"))
+        basic = PDDLReader().parse_problem(str(d / "domain.pddl"), str(d / "problem.pddl"))
+        safe = st.find_plan("safe", algorithm="bfs")["outcome"]
+        assert safe["status"] == "found", t
+        assert len(safe["plan"]) <= len(ref_safe), (t, safe["plan"], ref_safe)
+        theirs = both(augmented, to_up_plan(augmented, safe["plan"]))[1]
+        assert theirs.status == ValidationResultStatus.VALID, (t, safe["plan"])
+        unsafe = st.find_plan("unsafe", algorithm="bfs")["outcome"]
+        if unsafe["status"] == "found":
+            assert both(augmented, to_up_plan(augmented, unsafe["plan"]))[1].status == ValidationResultStatus.INVALID, t
+            assert both(basic, to_up_plan(basic, unsafe["plan"]))[1].status == ValidationResultStatus.VALID, t
