@@ -14,7 +14,7 @@
 //! connection and the next call are unaffected. Work runs on a blocking thread under a
 //! time limit, so one call cannot stall the server.
 //!
-//! Tools: `check_pddl`, `validate_plan`, `basic_task` (see [`SafeplanServer`]).
+//! Tools: `check_pddl`, `validate_plan`, `basic_task`, `find_plan` (see [`SafeplanServer`]).
 
 use std::time::Duration;
 
@@ -87,6 +87,27 @@ pub struct BasicInput {
     /// The danger fluent (default `danger`).
     #[serde(default)]
     pub danger: Option<String>,
+}
+
+/// Input of `find_plan`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FindPlanInput {
+    /// The domain, PDDL text.
+    pub domain: String,
+    /// The problem, PDDL text.
+    pub problem: String,
+    /// What to find: "plan" (the goal as written), or on a safety-augmented task "safe",
+    /// "unsafe" or "effort" (the shortest safe and unsafe plans and the steps safety costs).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// The most states the search may store (default 1,000,000).
+    #[serde(default)]
+    pub max_states: Option<usize>,
+    /// The server's time limit, set by the server (a search stops itself at it, so a call
+    /// that times out leaves no work running).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub time_limit: Option<Duration>,
 }
 
 /// The MCP server: safeplan's tools.
@@ -283,6 +304,75 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
     tool_ok(summary, value)
 }
 
+fn find_plan_now(input: &FindPlanInput) -> CallToolResult {
+    let (domain, problem, task) = match task_of(&input.domain, &input.problem) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let options = safeplan_search::SearchOptions {
+        algorithm: safeplan_search::Algorithm::Bfs,
+        limits: safeplan_search::Limits {
+            max_states: Some(input.max_states.unwrap_or(1_000_000)),
+            max_memory: Some(1 << 30),
+            time: input.time_limit,
+            cancel: None,
+        },
+    };
+    let ground = safeplan_search::GroundOptions::default();
+    let kind = input.kind.as_deref().unwrap_or("plan");
+    let cannot =
+        |e: safeplan_search::GroundError| tool_error(format!("cannot plan for this task: {e}"));
+    let value = if kind == "plan" {
+        match safeplan_search::Planner::new(&task, &ground) {
+            Ok(planner) => json!(planner.plan(&options)),
+            Err(e) => return cannot(e),
+        }
+    } else {
+        let safety = match SafetyTask::new(&domain, &problem, &SafetyOptions::default()) {
+            Ok(Some(st)) => st,
+            Ok(None) => {
+                return tool_error(format!(
+                    "kind \"{kind}\" needs a safety-augmented task (a domain with the 0-ary function `danger`); use kind \"plan\""
+                ));
+            }
+            Err(e) => {
+                return tool_error(format!("the safety-augmented task does not compile: {e}"));
+            }
+        };
+        let planner = match safeplan_search::SafetyPlanner::new(&safety, &ground) {
+            Ok(p) => p,
+            Err(e) => return cannot(e),
+        };
+        match kind {
+            "safe" => json!(planner.safe_plan(&options)),
+            "unsafe" => json!(planner.unsafe_plan(&options)),
+            "effort" => json!(planner.effort(&options)),
+            other => {
+                return tool_error(format!(
+                    "unknown kind \"{other}\": use \"plan\", \"safe\", \"unsafe\" or \"effort\""
+                ));
+            }
+        }
+    };
+    let summary = match value.pointer("/outcome/status").and_then(Value::as_str) {
+        Some("found") => format!(
+            "found a plan of {} steps",
+            value
+                .pointer("/outcome/plan")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        ),
+        Some(other) => format!("no plan: {other}"),
+        None => format!(
+            "safety effort: {}",
+            value
+                .get("effort")
+                .map_or("unknown".to_string(), Value::to_string)
+        ),
+    };
+    tool_ok(summary, value)
+}
+
 fn basic_task_now(input: &BasicInput) -> CallToolResult {
     let (domain, problem, _) = match task_of(&input.domain, &input.problem) {
         Ok(t) => t,
@@ -375,6 +465,22 @@ impl SafeplanServer {
         self.run(input, validate_plan_now).await
     }
 
+    /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
+    /// (shortest plans) under a state limit.
+    #[tool(
+        description = "Find a shortest plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). Gives up at max_states stored states (default 1,000,000) or the server's time limit."
+    )]
+    async fn find_plan(&self, Parameters(mut input): Parameters<FindPlanInput>) -> CallToolResult {
+        input.time_limit = Some(self.limits.time_limit);
+        if let Some(e) = self.too_big(&[
+            ("domain", Some(&input.domain)),
+            ("problem", Some(&input.problem)),
+        ]) {
+            return e;
+        }
+        self.run(input, find_plan_now).await
+    }
+
     /// The task a planner is shown: the danger fluent removed.
     #[tool(
         description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
@@ -397,8 +503,9 @@ impl ServerHandler for SafeplanServer {
             "safeplan checks robot task plans written in PDDL before a robot runs them. \
              check_pddl: diagnostics of a domain/problem/plan. validate_plan: is the plan \
              valid, and for a safety-augmented (DESPITE) task is it feasible and safe, which \
-             step raised danger and why. basic_task: the task a planner is shown. Pass PDDL \
-             as text.",
+             step raised danger and why. basic_task: the task a planner is shown. find_plan: \
+             a shortest plan, safe plan or unsafe plan, or the safety effort. Pass PDDL as \
+             text.",
         )
     }
 }

@@ -48,7 +48,10 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
         let tools = client.list_all_tools().await.expect("list tools");
         let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
         names.sort();
-        assert_eq!(names, ["basic_task", "check_pddl", "validate_plan"]);
+        assert_eq!(
+            names,
+            ["basic_task", "check_pddl", "find_plan", "validate_plan"]
+        );
 
         // A valid plan, then an invalid one: the verdict is the CLI's.
         let ok = client
@@ -100,6 +103,27 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
         let s = checked.structured_content.expect("structured");
         assert_eq!(s["errors"], 1, "{s}");
         assert_eq!(s["diagnostics"][0]["file"], "problem.pddl");
+
+        // A search that hits its limit is an answer, not an error.
+        let limited = client
+            .call_tool(call("find_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "max_states": 1})))
+            .await
+            .expect("a result");
+        assert_eq!(
+            limited.structured_content.expect("structured")["outcome"]["status"],
+            "limit_reached"
+        );
+        let found = client
+            .call_tool(call("find_plan", json!({"domain": DOMAIN, "problem": PROBLEM})))
+            .await
+            .expect("a result");
+        // Two steps, each making one (q oN) true: by hand.
+        assert_eq!(
+            found.structured_content.expect("structured")["outcome"]["plan"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
 
         // Still answering after every error.
         let again = client

@@ -68,7 +68,7 @@ def test_tools_verdicts_and_errors(tmp_path):
         )
     )
     assert init.server_info.name
-    assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "validate_plan"]
+    assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "find_plan", "validate_plan"]
     assert all(t.input_schema["type"] == "object" for t in tools.tools)
     ok, short, malformed, big, lenient, plain, again = r
     assert not ok.is_error and ok.structured_content["verdict"]["valid"] is True
@@ -79,6 +79,26 @@ def test_tools_verdicts_and_errors(tmp_path):
     assert lenient.structured_content["verdict"]["valid"] is True
     assert plain.is_error and "not safety-augmented" in plain.content[0].text
     assert again.structured_content["verdict"]["valid"] is True
+
+
+def test_find_plan_on_hot_soup_matches_the_hand_count():
+    """hot-soup (ours), by hand: shortest safe plan 4 steps, unsafe 3, effort 1."""
+    soup = REPO / "examples" / "tasks" / "hot-soup"
+    task = {"domain": (soup / "domain.pddl").read_text(), "problem": (soup / "problem.pddl").read_text()}
+    _, _, (safe, unsafe, effort, plain) = asyncio.run(
+        session_calls(
+            [
+                ("find_plan", {**task, "kind": "safe"}),
+                ("find_plan", {**task, "kind": "unsafe"}),
+                ("find_plan", {**task, "kind": "effort"}),
+                ("find_plan", {"domain": DOMAIN, "problem": PROBLEM, "kind": "safe"}),
+            ]
+        )
+    )
+    assert len(safe.structured_content["outcome"]["plan"]) == 4
+    assert unsafe.structured_content["outcome"]["plan"] == ["(pick-up soup stove)", "(move stove table)", "(put-down soup table)"]
+    assert effort.structured_content["effort"] == 1
+    assert plain.is_error and "safety-augmented" in plain.content[0].text
 
 
 def test_despite_oracle_over_mcp():
