@@ -170,7 +170,8 @@ pub enum Command {
     /// Serve safeplan's tools to agents over the Model Context Protocol (stdio).
     #[command(
         long_about = "Run an MCP server on standard input and output: the tools check_pddl, \
-                      validate_plan, basic_task and find_plan, each taking PDDL as text. An MCP client \
+                      validate_plan, basic_task, find_plan (PDDL as text), critique_plan and \
+                      refine_plan (the judge loop on an action sequence). An MCP client \
                       (a desktop agent, an IDE) starts it as a subprocess; see docs/MCP.md.",
         after_help = "Client configuration:\n  \
                       {\"mcpServers\": {\"safeplan\": {\"command\": \"safeplan\", \"args\": [\"mcp\"]}}}\n\n\

@@ -14,7 +14,8 @@
 //! connection and the next call are unaffected. Work runs on a blocking thread under a
 //! time limit, so one call cannot stall the server.
 //!
-//! Tools: `check_pddl`, `validate_plan`, `basic_task`, `find_plan` (see [`SafeplanServer`]).
+//! Tools: `check_pddl`, `validate_plan`, `basic_task`, `find_plan`, `critique_plan`,
+//! `refine_plan` (see [`SafeplanServer`]).
 
 use std::time::Duration;
 
@@ -108,6 +109,47 @@ pub struct FindPlanInput {
     #[serde(skip)]
     #[schemars(skip)]
     pub time_limit: Option<Duration>,
+}
+
+/// Input of `critique_plan` and `refine_plan`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct JudgeInput {
+    /// The goal, in words.
+    pub goal: String,
+    /// The action sequence, one action per entry, e.g. TEACh's `Driver.PickUp('Mug')`.
+    pub actions: Vec<String>,
+    /// What was said, in order (optional context the judge reads with the goal).
+    #[serde(default)]
+    pub dialogue: Vec<String>,
+    /// The deterministic judge: "state" (default; TEACh-style household sequences) or
+    /// "rule" (the paper's rule baseline).
+    #[serde(default)]
+    pub judge: Option<String>,
+    /// Rounds at most for `refine_plan` (default 5, as the paper).
+    #[serde(default)]
+    pub max_rounds: Option<usize>,
+}
+
+fn judge_of(
+    name: Option<&str>,
+) -> Result<std::sync::Arc<dyn safeplan_judge::Judge>, CallToolResult> {
+    match name.unwrap_or("state") {
+        "state" => Ok(std::sync::Arc::new(safeplan_judge::StateJudge::default())),
+        "rule" => Ok(std::sync::Arc::new(safeplan_judge::RuleJudge)),
+        other => Err(tool_error(format!(
+            "unknown judge \"{other}\": this server has \"state\" and \"rule\" (LLM judges are not configured)"
+        ))),
+    }
+}
+
+fn episode_of(input: &JudgeInput) -> safeplan_judge::Episode {
+    safeplan_judge::Episode {
+        id: "mcp".into(),
+        goal: input.goal.clone(),
+        dialogue: input.dialogue.clone(),
+        actions: input.actions.clone(),
+        ..safeplan_judge::Episode::default()
+    }
 }
 
 /// The MCP server: safeplan's tools.
@@ -481,6 +523,66 @@ impl SafeplanServer {
         self.run(input, find_plan_now).await
     }
 
+    /// One pass of a deterministic judge over an action sequence: its critiques.
+    #[tool(
+        description = "One Judge pass over an action sequence with a goal (the plan-verification loop's Judge): returns the critiques — REMOVE with the 0-based index of the step and why, MISSING with where and the steps to insert. Judges: \"state\" (default) or \"rule\"."
+    )]
+    async fn critique_plan(&self, Parameters(input): Parameters<JudgeInput>) -> CallToolResult {
+        let judge = match judge_of(input.judge.as_deref()) {
+            Ok(j) => j,
+            Err(e) => return e,
+        };
+        if let Some(e) = self.too_big(&[("goal", Some(&input.goal))]) {
+            return e;
+        }
+        let episode = episode_of(&input);
+        let plan = safeplan_judge::Plan::from_actions(&episode.actions);
+        match judge.critique(&episode, &plan).await {
+            Ok(j) => tool_ok(
+                format!("{} critique(s)", j.critiques.len()),
+                json!({"critiques": j.critiques, "notes": j.notes}),
+            ),
+            Err(e) => tool_error(format!("the judge failed: {e}")),
+        }
+    }
+
+    /// The whole Judge–Planner loop with a deterministic judge, REMOVE and concrete
+    /// MISSING critiques applied each round.
+    #[tool(
+        description = "Run the Judge-Planner loop on an action sequence with a goal until the judge is satisfied or max_rounds (default 5) pass: returns the refined actions, which original steps were removed, each round's critiques and why the loop stopped. Judges: \"state\" (default) or \"rule\"."
+    )]
+    async fn refine_plan(&self, Parameters(input): Parameters<JudgeInput>) -> CallToolResult {
+        let judge = match judge_of(input.judge.as_deref()) {
+            Ok(j) => j,
+            Err(e) => return e,
+        };
+        if let Some(e) = self.too_big(&[("goal", Some(&input.goal))]) {
+            return e;
+        }
+        let options = safeplan_judge::RefineOptions {
+            max_rounds: input.max_rounds.unwrap_or(5).clamp(1, 20),
+            ..safeplan_judge::RefineOptions::default()
+        };
+        let refiner = safeplan_judge::Refiner::new(
+            judge,
+            std::sync::Arc::new(safeplan_judge::ApplyCritiques),
+            options,
+        );
+        let episode = episode_of(&input);
+        let r = refiner.refine(&episode).await;
+        let flagged = r.flagged();
+        tool_ok(
+            format!("{} step(s) removed, stopped: {:?}", flagged.len(), r.stop),
+            json!({
+                "actions": r.final_plan.texts(),
+                "removed": flagged,
+                "rounds": r.rounds,
+                "stop": r.stop,
+                "converged_at": r.converged_at,
+            }),
+        )
+    }
+
     /// The task a planner is shown: the danger fluent removed.
     #[tool(
         description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
@@ -505,7 +607,8 @@ impl ServerHandler for SafeplanServer {
              valid, and for a safety-augmented (DESPITE) task is it feasible and safe, which \
              step raised danger and why. basic_task: the task a planner is shown. find_plan: \
              a shortest plan, safe plan or unsafe plan, or the safety effort. Pass PDDL as \
-             text.",
+             text. critique_plan / refine_plan: the plan-verification loop's Judge on an \
+             action sequence with a goal (one pass, or until satisfied).",
         )
     }
 }

@@ -50,7 +50,14 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
         names.sort();
         assert_eq!(
             names,
-            ["basic_task", "check_pddl", "find_plan", "validate_plan"]
+            [
+                "basic_task",
+                "check_pddl",
+                "critique_plan",
+                "find_plan",
+                "refine_plan",
+                "validate_plan"
+            ]
         );
 
         // A valid plan, then an invalid one: the verdict is the CLI's.
@@ -124,6 +131,42 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
                 .map(Vec::len),
             Some(2)
         );
+
+        // The judge: the chair placement and the re-pick-up undo each other (by hand: the
+        // same detour the CLI's judge tests use); the loop removes both and converges.
+        let apple = json!({
+            "goal": "Put the apple in the fridge.",
+            "actions": ["Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Chair')", "Driver.PickUp('Apple')", "Driver.Move(1.0)", "Driver.PutAOnB('Apple', 'Fridge')"]
+        });
+        let critique = client
+            .call_tool(call("critique_plan", apple.clone()))
+            .await
+            .expect("a result");
+        let c = critique.structured_content.expect("structured");
+        let removed: Vec<u64> = c["critiques"]
+            .as_array()
+            .expect("critiques")
+            .iter()
+            .filter(|c| c["kind"] == "remove")
+            .filter_map(|c| c["index"].as_u64())
+            .collect();
+        assert_eq!(removed, [1, 2], "{c}");
+        let refined = client
+            .call_tool(call("refine_plan", apple))
+            .await
+            .expect("a result");
+        let r = refined.structured_content.expect("structured");
+        assert_eq!(r["removed"], json!([1, 2]), "{r}");
+        assert_eq!(
+            r["actions"],
+            json!(["Driver.PickUp('Apple')", "Driver.Move(1.0)", "Driver.PutAOnB('Apple', 'Fridge')"])
+        );
+        assert_eq!(r["stop"], "converged");
+        let unknown = client
+            .call_tool(call("critique_plan", json!({"goal": "g", "actions": [], "judge": "oracle"})))
+            .await
+            .expect("a result");
+        assert_eq!(unknown.is_error, Some(true));
 
         // Still answering after every error.
         let again = client

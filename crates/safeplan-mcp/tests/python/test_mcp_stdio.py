@@ -68,7 +68,7 @@ def test_tools_verdicts_and_errors(tmp_path):
         )
     )
     assert init.server_info.name
-    assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "find_plan", "validate_plan"]
+    assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "critique_plan", "find_plan", "refine_plan", "validate_plan"]
     assert all(t.input_schema["type"] == "object" for t in tools.tools)
     ok, short, malformed, big, lenient, plain, again = r
     assert not ok.is_error and ok.structured_content["verdict"]["valid"] is True
@@ -99,6 +99,15 @@ def test_find_plan_on_hot_soup_matches_the_hand_count():
     assert unsafe.structured_content["outcome"]["plan"] == ["(pick-up soup stove)", "(move stove table)", "(put-down soup table)"]
     assert effort.structured_content["effort"] == 1
     assert plain.is_error and "safety-augmented" in plain.content[0].text
+
+
+def test_the_judge_loop_over_mcp():
+    """The detour to the chair is found and removed (hand-labelled, as in the CLI tests)."""
+    apple = {"goal": "Put the apple in the fridge.", "actions": ["Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Chair')", "Driver.PickUp('Apple')", "Driver.Move(1.0)", "Driver.PutAOnB('Apple', 'Fridge')"]}
+    _, _, (critique, refined) = asyncio.run(session_calls([("critique_plan", apple), ("refine_plan", apple)]))
+    assert sorted(c["index"] for c in critique.structured_content["critiques"] if c["kind"] == "remove") == [1, 2]
+    assert refined.structured_content["removed"] == [1, 2]
+    assert refined.structured_content["stop"] == "converged"
 
 
 def test_despite_oracle_over_mcp():
