@@ -16,6 +16,12 @@ pub struct McpArgs {
     /// Longest one tool call may run, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub time_limit: f64,
+
+    /// Serve streamable HTTP on this address (path /mcp) instead of stdio, e.g.
+    /// 127.0.0.1:8765. Any address that is not loopback needs SAFEPLAN_MCP_TOKEN, the bearer
+    /// token every request must then carry (it is checked on loopback too when set).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
 }
 
 /// Serve until the client closes the connection.
@@ -46,12 +52,29 @@ pub fn run(args: &McpArgs) -> Result<(), Failure> {
                 "this is a bug; please report it",
             )
         })?;
-    runtime
-        .block_on(safeplan_mcp::serve_stdio(server))
-        .map_err(|e| {
-            input(
-                e,
-                "the client must speak MCP over this process's standard input and output",
-            )
-        })
+    match args.http {
+        None => runtime
+            .block_on(safeplan_mcp::serve_stdio(server))
+            .map_err(|e| {
+                input(
+                    e,
+                    "the client must speak MCP over this process's standard input and output",
+                )
+            }),
+        Some(addr) => {
+            // The token comes from the environment, never the command line (where other
+            // users' `ps` would show it), and is never printed.
+            let token = std::env::var("SAFEPLAN_MCP_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty());
+            runtime
+                .block_on(safeplan_mcp::serve_http(server, addr, token))
+                .map_err(|e| {
+                    input(
+                        e,
+                        "serve on 127.0.0.1:PORT, or set SAFEPLAN_MCP_TOKEN for other addresses",
+                    )
+                })
+        }
+    }
 }

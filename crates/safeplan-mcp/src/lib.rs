@@ -613,6 +613,61 @@ impl ServerHandler for SafeplanServer {
     }
 }
 
+/// Serve streamable HTTP at `addr` (path `/mcp`) until the process is stopped. With a
+/// `token`, every request must carry `Authorization: Bearer <token>` (else 401). A
+/// non-loopback address without a token is refused: the caller decides where the token
+/// comes from (`safeplan mcp` reads `SAFEPLAN_MCP_TOKEN`).
+pub async fn serve_http(
+    server: SafeplanServer,
+    addr: std::net::SocketAddr,
+    token: Option<String>,
+) -> Result<(), String> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    if !addr.ip().is_loopback() && token.is_none() {
+        return Err(format!(
+            "{addr} is not a loopback address: set SAFEPLAN_MCP_TOKEN to a secret every client must send as a bearer token, or serve on 127.0.0.1"
+        ));
+    }
+    let mut config = StreamableHttpServerConfig::default();
+    if !addr.ip().is_loopback() {
+        // Behind a token the Host check (DNS-rebinding protection for local servers) is
+        // replaced by the token check.
+        config = config.disable_allowed_hosts();
+    }
+    let service: StreamableHttpService<SafeplanServer, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(token) = token {
+        let expected = format!("Bearer {token}");
+        router = router.layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let ok = request
+                    .headers()
+                    .get(axum::http::header::AUTHORIZATION)
+                    .is_some_and(|v| v.as_bytes() == expected.as_bytes());
+                async move {
+                    if ok {
+                        next.run(request).await
+                    } else {
+                        axum::response::IntoResponse::into_response((
+                            axum::http::StatusCode::UNAUTHORIZED,
+                            "missing or wrong bearer token: send Authorization: Bearer <SAFEPLAN_MCP_TOKEN>",
+                        ))
+                    }
+                }
+            },
+        ));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    axum::serve(listener, router)
+        .await
+        .map_err(|e| format!("the MCP HTTP server stopped: {e}"))
+}
+
 /// Serve on standard input and output until the client closes the connection.
 pub async fn serve_stdio(server: SafeplanServer) -> Result<(), String> {
     use rmcp::ServiceExt;

@@ -123,3 +123,91 @@ def test_despite_oracle_over_mcp():
         s = r.structured_content["safety"]
         assert (s["score"], s["feasible"], s["safe"], s["safety_intention"]) == (l["score"], l["feasible"], l["safe"], l["safety_intention"]), l
     assert len(picked) > 10
+
+
+# ---------------------------------------------------------------------------------------
+# Streamable HTTP (loopback)
+# ---------------------------------------------------------------------------------------
+
+import contextlib
+import socket
+import time
+import urllib.error
+import urllib.request
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def http_server(token=None):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "SAFEPLAN_MCP_TOKEN"}
+    if token:
+        env["SAFEPLAN_MCP_TOKEN"] = token
+    proc = subprocess.Popen([str(binary()), "mcp", "--http", f"127.0.0.1:{port}"], env=env, stderr=subprocess.PIPE)
+    try:
+        for _ in range(200):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def http_calls(url, calls, headers=None):
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = await session.list_tools()
+                return tools, [await session.call_tool(n, a) for n, a in calls]
+
+
+def test_streamable_http_on_loopback():
+    with http_server() as url:
+        tools, (ok, bad, again) = asyncio.run(
+            http_calls(
+                url,
+                [
+                    ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)\n(a o2)"}),
+                    ("validate_plan", {"domain": "(define", "problem": PROBLEM, "plan": "(a o1)"}),
+                    ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)"}),
+                ],
+            )
+        )
+    assert len(tools.tools) == 6
+    assert ok.structured_content["verdict"]["valid"] is True
+    assert bad.is_error and "domain.pddl:1:" in bad.content[0].text
+    assert again.structured_content["verdict"]["failure"]["kind"] == "unsatisfied_goal"
+
+
+def test_a_token_is_required_once_set():
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).encode()
+    with http_server(token="s3cret") as url:
+        request = urllib.request.Request(url, data=init, method="POST", headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(request, timeout=10)
+        assert info.value.code == 401
+        body = info.value.read().decode()
+        assert "bearer token" in body and "s3cret" not in body
+        tools, (ok,) = asyncio.run(
+            http_calls(url, [("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)\n(a o2)"})], headers={"Authorization": "Bearer s3cret"})
+        )
+        assert ok.structured_content["verdict"]["valid"] is True
+
+
+def test_a_public_address_without_a_token_is_refused():
+    env = {k: v for k, v in os.environ.items() if k != "SAFEPLAN_MCP_TOKEN"}
+    out = subprocess.run([str(binary()), "mcp", "--http", "0.0.0.0:0"], env=env, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2
+    assert "not a loopback address" in out.stderr and "SAFEPLAN_MCP_TOKEN" in out.stderr
