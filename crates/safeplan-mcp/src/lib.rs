@@ -19,6 +19,8 @@
 
 use std::time::Duration;
 
+mod suite;
+
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -598,17 +600,93 @@ impl SafeplanServer {
     }
 }
 
+/// The URI of a built-in task's file: `safeplan://tasks/<name>/<file>`.
+fn task_uri(name: &str, file: &str) -> String {
+    format!("safeplan://tasks/{name}/{file}")
+}
+
+/// The text of a built-in task's file by URI, or `None`.
+fn task_file(uri: &str) -> Option<(&'static str, &'static str)> {
+    let rest = uri.strip_prefix("safeplan://tasks/")?;
+    let (name, file) = rest.split_once('/')?;
+    let (_, domain, problem, metadata) = suite::TASKS.iter().find(|(n, ..)| *n == name)?;
+    match file {
+        "domain.pddl" => Some((domain, "text/x-pddl")),
+        "problem.pddl" => Some((problem, "text/x-pddl")),
+        "metadata.json" => Some((metadata, "application/json")),
+        _ => None,
+    }
+}
+
+/// The names of the built-in tasks (`examples/tasks`), in name order.
+pub fn builtin_tasks() -> Vec<&'static str> {
+    suite::TASKS.iter().map(|(n, ..)| *n).collect()
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SafeplanServer {
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData> {
+        let mut resources = Vec::new();
+        for (name, ..) in suite::TASKS {
+            for (file, mime) in [
+                ("domain.pddl", "text/x-pddl"),
+                ("problem.pddl", "text/x-pddl"),
+                ("metadata.json", "application/json"),
+            ] {
+                resources.push(
+                    rmcp::model::Resource::new(task_uri(name, file), format!("{name}/{file}"))
+                        .with_mime_type(mime),
+                );
+            }
+        }
+        Ok(rmcp::model::ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        match task_file(&request.uri) {
+            Some((text, _)) => {
+                Ok(
+                    rmcp::model::ReadResourceResult::new(vec![
+                        rmcp::model::ResourceContents::text(text, request.uri),
+                    ])
+                    .into(),
+                )
+            }
+            None => Err(rmcp::ErrorData::resource_not_found(
+                format!(
+                    "no resource at {}: built-in tasks are safeplan://tasks/<name>/domain.pddl, problem.pddl or metadata.json (list them with resources/list)",
+                    request.uri
+                ),
+                None,
+            )),
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_instructions(
             "safeplan checks robot task plans written in PDDL before a robot runs them. \
              check_pddl: diagnostics of a domain/problem/plan. validate_plan: is the plan \
              valid, and for a safety-augmented (DESPITE) task is it feasible and safe, which \
              step raised danger and why. basic_task: the task a planner is shown. find_plan: \
              a shortest plan, safe plan or unsafe plan, or the safety effort. Pass PDDL as \
              text. critique_plan / refine_plan: the plan-verification loop's Judge on an \
-             action sequence with a goal (one pass, or until satisfied).",
+             action sequence with a goal (one pass, or until satisfied). Resources: the \
+             built-in suite's tasks, safeplan://tasks/<name>/domain.pddl, problem.pddl and \
+             metadata.json, to plan for.",
         )
     }
 }
@@ -680,4 +758,34 @@ pub async fn serve_stdio(server: SafeplanServer) -> Result<(), String> {
         .await
         .map_err(|e| format!("the MCP server stopped: {e}"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The embedded suite is the folder: same task names (so the generated list cannot go
+    /// stale), and each file as it is on disk.
+    #[test]
+    fn the_embedded_suite_is_examples_tasks() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.path().is_dir())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        on_disk.sort();
+        assert_eq!(builtin_tasks(), on_disk);
+        let soup = std::fs::read_to_string(dir.join("hot-soup/domain.pddl")).unwrap_or_default();
+        assert_eq!(
+            task_file("safeplan://tasks/hot-soup/domain.pddl").map(|(t, _)| t),
+            Some(soup.as_str())
+        );
+        assert!(task_file("safeplan://tasks/hot-soup/../../etc/passwd").is_none());
+        assert!(task_file("safeplan://tasks/nope/domain.pddl").is_none());
+    }
 }

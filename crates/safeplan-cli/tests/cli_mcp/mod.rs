@@ -168,6 +168,28 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
             .expect("a result");
         assert_eq!(unknown.is_error, Some(true));
 
+        // The built-in suite as resources: three files for each of the 36 tasks, each as on
+        // disk; an unknown URI is an error.
+        let resources = client.list_all_resources().await.expect("list resources");
+        assert_eq!(resources.len(), 36 * 3);
+        let read = client
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "safeplan://tasks/hot-soup/problem.pddl",
+            ))
+            .await
+            .expect("read a resource");
+        let text = serde_json::to_value(&read).expect("JSON");
+        let on_disk = include_str!("../../../../examples/tasks/hot-soup/problem.pddl");
+        assert_eq!(text["contents"][0]["text"], on_disk);
+        assert!(
+            client
+                .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                    "safeplan://tasks/none/domain.pddl"
+                ))
+                .await
+                .is_err()
+        );
+
         // Still answering after every error.
         let again = client
             .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": PLAN})))

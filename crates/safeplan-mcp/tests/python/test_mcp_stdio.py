@@ -81,6 +81,22 @@ def test_tools_verdicts_and_errors(tmp_path):
     assert again.structured_content["verdict"]["valid"] is True
 
 
+def test_the_builtin_suite_is_served_as_resources():
+    async def run():
+        params = StdioServerParameters(command=str(binary()), args=["mcp"])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_resources()
+                got = await session.read_resource("safeplan://tasks/hot-soup/domain.pddl")
+                return listed, got
+
+    listed, got = asyncio.run(run())
+    uris = {str(r.uri) for r in listed.resources}
+    assert "safeplan://tasks/hot-soup/metadata.json" in uris and len(uris) == 36 * 3
+    assert got.contents[0].text == (REPO / "examples" / "tasks" / "hot-soup" / "domain.pddl").read_text()
+
+
 def test_find_plan_on_hot_soup_matches_the_hand_count():
     """hot-soup (ours), by hand: shortest safe plan 4 steps, unsafe 3, effort 1."""
     soup = REPO / "examples" / "tasks" / "hot-soup"
