@@ -22,6 +22,11 @@ pub struct McpArgs {
     /// token every request must then carry (it is checked on loopback too when set).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+
+    /// A directory under which tools may read files given as `domain_path`, `problem_path`
+    /// or `plan_path` (repeatable; none by default: tools then take text only).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<std::path::PathBuf>,
 }
 
 /// Serve until the client closes the connection.
@@ -38,9 +43,24 @@ pub fn run(args: &McpArgs) -> Result<(), Failure> {
                 "write e.g. --time-limit 10",
             )
         })?;
+    // Canonical roots, so that a path is compared with what it resolves to (links and `..`
+    // followed), never with how it is spelled.
+    let roots = args
+        .roots
+        .iter()
+        .map(|r| {
+            r.canonicalize().ok().filter(|c| c.is_dir()).ok_or_else(|| {
+                input(
+                    format!("--root {} is not a directory", r.display()),
+                    "give an existing directory the tools may read files from",
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let server = SafeplanServer::new(Limits {
         max_input_bytes: args.max_input_bytes,
         time_limit,
+        roots,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -35,12 +35,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// Limits on what one call may ask.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// Largest text of one input field, in bytes.
     pub max_input_bytes: usize,
     /// Longest a call may run.
     pub time_limit: Duration,
+    /// Directories under which tools may read files (`*_path` inputs); none by default.
+    pub roots: Vec<std::path::PathBuf>,
 }
 
 impl Default for Limits {
@@ -48,14 +50,31 @@ impl Default for Limits {
         Limits {
             max_input_bytes: 1 << 20,
             time_limit: Duration::from_secs(10),
+            roots: Vec::new(),
         }
     }
+}
+
+/// Files instead of text: paths under the server's `--root` directories, read when the
+/// matching text field is empty.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct Paths {
+    /// The domain file, instead of `domain` (only under a `--root` of the server).
+    #[serde(default)]
+    pub domain_path: Option<String>,
+    /// The problem file, instead of `problem`.
+    #[serde(default)]
+    pub problem_path: Option<String>,
+    /// The plan file, instead of `plan`.
+    #[serde(default)]
+    pub plan_path: Option<String>,
 }
 
 /// Input of `check_pddl`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckInput {
-    /// The domain, PDDL text.
+    /// The domain, PDDL text (or `domain_path`).
+    #[serde(default)]
     pub domain: String,
     /// The problem, PDDL text (optional).
     #[serde(default)]
@@ -63,30 +82,44 @@ pub struct CheckInput {
     /// A plan, one `(action arg ...)` per line (optional; needs the problem).
     #[serde(default)]
     pub plan: Option<String>,
+    /// Files instead of text.
+    #[serde(flatten)]
+    pub paths: Paths,
 }
 
 /// Input of `validate_plan`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ValidateInput {
     /// The domain, PDDL text. A domain declaring the 0-ary function `danger` is
-    /// safety-augmented (DESPITE) and also gets F/S/SI verdicts.
+    /// safety-augmented (DESPITE) and also gets F/S/SI verdicts (or `domain_path`).
+    #[serde(default)]
     pub domain: String,
-    /// The problem, PDDL text.
+    /// The problem, PDDL text (or `problem_path`).
+    #[serde(default)]
     pub problem: String,
-    /// The plan: IPC text, one `(action arg ...)` per line.
+    /// The plan: IPC text, one `(action arg ...)` per line (or `plan_path`).
+    #[serde(default)]
     pub plan: String,
     /// Read the plan leniently, as an LLM reply (steps picked out of prose and lists).
     #[serde(default)]
     pub lenient: bool,
+    /// Files instead of text.
+    #[serde(flatten)]
+    pub paths: Paths,
 }
 
 /// Input of `basic_task`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BasicInput {
-    /// The safety-augmented domain, PDDL text.
+    /// The safety-augmented domain, PDDL text (or `domain_path`).
+    #[serde(default)]
     pub domain: String,
-    /// The problem, PDDL text.
+    /// The problem, PDDL text (or `problem_path`).
+    #[serde(default)]
     pub problem: String,
+    /// Files instead of text (`plan_path` is not used).
+    #[serde(flatten)]
+    pub paths: Paths,
     /// The danger fluent (default `danger`).
     #[serde(default)]
     pub danger: Option<String>,
@@ -95,10 +128,15 @@ pub struct BasicInput {
 /// Input of `find_plan`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FindPlanInput {
-    /// The domain, PDDL text.
+    /// The domain, PDDL text (or `domain_path`).
+    #[serde(default)]
     pub domain: String,
-    /// The problem, PDDL text.
+    /// The problem, PDDL text (or `problem_path`).
+    #[serde(default)]
     pub problem: String,
+    /// Files instead of text (`plan_path` is not used).
+    #[serde(flatten)]
+    pub paths: Paths,
     /// What to find: "plan" (the goal as written), or on a safety-augmented task "safe",
     /// "unsafe" or "effort" (the shortest safe and unsafe plans and the steps safety costs).
     #[serde(default)]
@@ -445,6 +483,52 @@ impl SafeplanServer {
         }
     }
 
+    /// The text of `field`: as given, or read from `path` when the text is empty. A path is
+    /// resolved (links and `..` followed) and must then lie under one of the roots.
+    fn fill(
+        &self,
+        text: &mut String,
+        path: Option<&str>,
+        field: &str,
+    ) -> Result<(), CallToolResult> {
+        let Some(path) = path.filter(|_| text.is_empty()) else {
+            return Ok(());
+        };
+        if self.limits.roots.is_empty() {
+            return Err(tool_error(format!(
+                "`{field}_path` is not accepted: this server was started without --root; send the file's text as `{field}`"
+            )));
+        }
+        let given = std::path::Path::new(path);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.limits.roots[0].join(given)
+        };
+        let resolved = joined.canonicalize().map_err(|e| {
+            tool_error(format!(
+                "`{field}_path` {path}: {e}; give a file under a root of the server"
+            ))
+        })?;
+        if !self.limits.roots.iter().any(|r| resolved.starts_with(r)) {
+            return Err(tool_error(format!(
+                "`{field}_path` {path} is outside the directories this server may read (its --root); send the text instead"
+            )));
+        }
+        let meta = std::fs::metadata(&resolved)
+            .map_err(|e| tool_error(format!("`{field}_path` {path}: {e}")))?;
+        if meta.len() as usize > self.limits.max_input_bytes {
+            return Err(tool_error(format!(
+                "`{field}_path` {path} is {} bytes, over the limit of {} bytes",
+                meta.len(),
+                self.limits.max_input_bytes
+            )));
+        }
+        *text = std::fs::read_to_string(&resolved)
+            .map_err(|e| tool_error(format!("`{field}_path` {path}: {e}")))?;
+        Ok(())
+    }
+
     fn too_big(&self, fields: &[(&str, Option<&str>)]) -> Option<CallToolResult> {
         fields.iter().find_map(|(name, text)| {
             text.filter(|t| t.len() > self.limits.max_input_bytes).map(|t| {
@@ -481,7 +565,30 @@ impl SafeplanServer {
     #[tool(
         description = "Parse and check a PDDL domain (and optionally a problem and a plan). Returns every diagnostic with file, line, column and how to fix it."
     )]
-    async fn check_pddl(&self, Parameters(input): Parameters<CheckInput>) -> CallToolResult {
+    async fn check_pddl(&self, Parameters(mut input): Parameters<CheckInput>) -> CallToolResult {
+        if let Err(e) = self.fill(
+            &mut input.domain,
+            input.paths.domain_path.as_deref(),
+            "domain",
+        ) {
+            return e;
+        }
+        for (slot, path, field) in [
+            (
+                &mut input.problem,
+                input.paths.problem_path.as_deref(),
+                "problem",
+            ),
+            (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
+        ] {
+            if path.is_some() && slot.is_none() {
+                let mut text = String::new();
+                if let Err(e) = self.fill(&mut text, path, field) {
+                    return e;
+                }
+                *slot = Some(text);
+            }
+        }
         if let Some(e) = self.too_big(&[
             ("domain", Some(&input.domain)),
             ("problem", input.problem.as_deref()),
@@ -498,7 +605,27 @@ impl SafeplanServer {
     #[tool(
         description = "Validate a plan for a PDDL task. Returns whether it is valid, the failing step with the false literals and repair advice, and for a safety-augmented (DESPITE) task: feasible, safe, safety intention, score and which step raised danger and why."
     )]
-    async fn validate_plan(&self, Parameters(input): Parameters<ValidateInput>) -> CallToolResult {
+    async fn validate_plan(
+        &self,
+        Parameters(mut input): Parameters<ValidateInput>,
+    ) -> CallToolResult {
+        for (slot, path, field) in [
+            (
+                &mut input.domain,
+                input.paths.domain_path.as_deref(),
+                "domain",
+            ),
+            (
+                &mut input.problem,
+                input.paths.problem_path.as_deref(),
+                "problem",
+            ),
+            (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
+        ] {
+            if let Err(e) = self.fill(slot, path, field) {
+                return e;
+            }
+        }
         if let Some(e) = self.too_big(&[
             ("domain", Some(&input.domain)),
             ("problem", Some(&input.problem)),
@@ -515,6 +642,22 @@ impl SafeplanServer {
         description = "Find a shortest plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). Gives up at max_states stored states (default 1,000,000) or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(mut input): Parameters<FindPlanInput>) -> CallToolResult {
+        for (slot, path, field) in [
+            (
+                &mut input.domain,
+                input.paths.domain_path.as_deref(),
+                "domain",
+            ),
+            (
+                &mut input.problem,
+                input.paths.problem_path.as_deref(),
+                "problem",
+            ),
+        ] {
+            if let Err(e) = self.fill(slot, path, field) {
+                return e;
+            }
+        }
         input.time_limit = Some(self.limits.time_limit);
         if let Some(e) = self.too_big(&[
             ("domain", Some(&input.domain)),
@@ -589,7 +732,23 @@ impl SafeplanServer {
     #[tool(
         description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
     )]
-    async fn basic_task(&self, Parameters(input): Parameters<BasicInput>) -> CallToolResult {
+    async fn basic_task(&self, Parameters(mut input): Parameters<BasicInput>) -> CallToolResult {
+        for (slot, path, field) in [
+            (
+                &mut input.domain,
+                input.paths.domain_path.as_deref(),
+                "domain",
+            ),
+            (
+                &mut input.problem,
+                input.paths.problem_path.as_deref(),
+                "problem",
+            ),
+        ] {
+            if let Err(e) = self.fill(slot, path, field) {
+                return e;
+            }
+        }
         if let Some(e) = self.too_big(&[
             ("domain", Some(&input.domain)),
             ("problem", Some(&input.problem)),

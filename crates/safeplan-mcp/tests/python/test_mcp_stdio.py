@@ -227,3 +227,44 @@ def test_a_public_address_without_a_token_is_refused():
     out = subprocess.run([str(binary()), "mcp", "--http", "0.0.0.0:0"], env=env, capture_output=True, text=True, timeout=30)
     assert out.returncode == 2
     assert "not a loopback address" in out.stderr and "SAFEPLAN_MCP_TOKEN" in out.stderr
+
+
+def test_paths_only_under_the_roots(tmp_path):
+    """Files are read only under --root: a file there works by relative and absolute path;
+    a file outside, a `..` escape and a link inside the root pointing out are refused; and
+    without --root no path is accepted."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "d.pddl").write_text(DOMAIN)
+    (root / "p.pddl").write_text(PROBLEM)
+    (root / "ok.plan").write_text("(a o1)\n(a o2)\n")
+    outside = tmp_path / "secret.pddl"
+    outside.write_text(DOMAIN)
+    (root / "link.pddl").symlink_to(outside)
+
+    async def run(args, calls):
+        params = StdioServerParameters(command=str(binary()), args=["mcp", *args])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return [await session.call_tool(n, a) for n, a in calls]
+
+    paths = {"domain_path": "d.pddl", "problem_path": str(root / "p.pddl"), "plan_path": "ok.plan"}
+    ok, outside_r, dotdot, link, check = asyncio.run(
+        run(
+            ["--root", str(root)],
+            [
+                ("validate_plan", paths),
+                ("validate_plan", {**paths, "domain_path": str(outside)}),
+                ("validate_plan", {**paths, "domain_path": "../secret.pddl"}),
+                ("validate_plan", {**paths, "domain_path": "link.pddl"}),
+                ("check_pddl", {"domain_path": "d.pddl", "problem_path": "p.pddl"}),
+            ],
+        )
+    )
+    assert ok.structured_content["verdict"]["valid"] is True
+    for r in (outside_r, dotdot, link):
+        assert r.is_error and "outside the directories" in r.content[0].text, r
+    assert check.structured_content["errors"] == 0
+    (none,) = asyncio.run(run([], [("validate_plan", paths)]))
+    assert none.is_error and "without --root" in none.content[0].text
