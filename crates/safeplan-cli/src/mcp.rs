@@ -27,6 +27,15 @@ pub struct McpArgs {
     /// or `plan_path` (repeatable; none by default: tools then take text only).
     #[arg(long = "root", value_name = "DIR")]
     pub roots: Vec<std::path::PathBuf>,
+
+    /// An LLM provider for the judge "llm" of critique_plan and refine_plan, e.g.
+    /// openai:gpt-4o-mini (keys from the environment, as for `safeplan llm ask`).
+    #[arg(long, value_name = "PROVIDER_SPEC")]
+    pub llm: Option<String>,
+
+    /// LLM cache and cassette for the judge "llm" (--cache, --record, --replay).
+    #[command(flatten)]
+    pub replay: crate::llm::ReplayArgs,
 }
 
 /// Serve until the client closes the connection.
@@ -62,6 +71,22 @@ pub fn run(args: &McpArgs) -> Result<(), Failure> {
         time_limit,
         roots,
     });
+    let server = match &args.llm {
+        None => server,
+        Some(spec) => {
+            let hint =
+                "write e.g. --llm openai:gpt-4o-mini or --llm ollama:llama3.2 (see docs/LLM.md)";
+            let parsed: safeplan_llm::ProviderSpec = spec
+                .parse()
+                .map_err(|e: safeplan_llm::LlmError| input(e.to_string(), hint))?;
+            let built = args
+                .replay
+                .stack()
+                .build_from_env(&parsed)
+                .map_err(|e| input(e.to_string(), hint))?;
+            server.with_llm(built.provider)
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

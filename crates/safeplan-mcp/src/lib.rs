@@ -172,12 +172,20 @@ pub struct JudgeInput {
 
 fn judge_of(
     name: Option<&str>,
+    llm: Option<&std::sync::Arc<dyn safeplan_llm::LlmProvider>>,
 ) -> Result<std::sync::Arc<dyn safeplan_judge::Judge>, CallToolResult> {
-    match name.unwrap_or("state") {
-        "state" => Ok(std::sync::Arc::new(safeplan_judge::StateJudge::default())),
-        "rule" => Ok(std::sync::Arc::new(safeplan_judge::RuleJudge)),
-        other => Err(tool_error(format!(
-            "unknown judge \"{other}\": this server has \"state\" and \"rule\" (LLM judges are not configured)"
+    match (name.unwrap_or("state"), llm) {
+        ("state", _) => Ok(std::sync::Arc::new(safeplan_judge::StateJudge::default())),
+        ("rule", _) => Ok(std::sync::Arc::new(safeplan_judge::RuleJudge)),
+        ("llm", Some(provider)) => Ok(std::sync::Arc::new(safeplan_judge::LlmJudge::new(
+            provider.clone(),
+            safeplan_judge::LlmJudgeOptions::default(),
+        ))),
+        ("llm", None) => Err(tool_error(
+            "this server has no LLM provider: start it with --llm PROVIDER_SPEC to use judge \"llm\", or use \"state\" or \"rule\"",
+        )),
+        (other, _) => Err(tool_error(format!(
+            "unknown judge \"{other}\": use \"state\", \"rule\" or \"llm\""
         ))),
     }
 }
@@ -196,6 +204,8 @@ fn episode_of(input: &JudgeInput) -> safeplan_judge::Episode {
 #[derive(Clone)]
 pub struct SafeplanServer {
     limits: Limits,
+    /// The LLM provider of judge "llm", when the server was started with one.
+    llm: Option<std::sync::Arc<dyn safeplan_llm::LlmProvider>>,
     #[allow(dead_code)] // read by the macro-generated router
     tool_router: ToolRouter<SafeplanServer>,
 }
@@ -479,6 +489,7 @@ impl SafeplanServer {
     pub fn new(limits: Limits) -> SafeplanServer {
         SafeplanServer {
             limits,
+            llm: None,
             tool_router: SafeplanServer::tool_router(),
         }
     }
@@ -527,6 +538,16 @@ impl SafeplanServer {
         *text = std::fs::read_to_string(&resolved)
             .map_err(|e| tool_error(format!("`{field}_path` {path}: {e}")))?;
         Ok(())
+    }
+
+    /// The server with an LLM provider for judge "llm" (its stack's retries, limits and
+    /// cache apply; keys come from the provider's own configuration).
+    pub fn with_llm(
+        mut self,
+        provider: std::sync::Arc<dyn safeplan_llm::LlmProvider>,
+    ) -> SafeplanServer {
+        self.llm = Some(provider);
+        self
     }
 
     fn too_big(&self, fields: &[(&str, Option<&str>)]) -> Option<CallToolResult> {
@@ -670,10 +691,10 @@ impl SafeplanServer {
 
     /// One pass of a deterministic judge over an action sequence: its critiques.
     #[tool(
-        description = "One Judge pass over an action sequence with a goal (the plan-verification loop's Judge): returns the critiques — REMOVE with the 0-based index of the step and why, MISSING with where and the steps to insert. Judges: \"state\" (default) or \"rule\"."
+        description = "One Judge pass over an action sequence with a goal (the plan-verification loop's Judge): returns the critiques — REMOVE with the 0-based index of the step and why, MISSING with where and the steps to insert. Judges: \"state\" (default), \"rule\", or \"llm\" when the server was started with --llm."
     )]
     async fn critique_plan(&self, Parameters(input): Parameters<JudgeInput>) -> CallToolResult {
-        let judge = match judge_of(input.judge.as_deref()) {
+        let judge = match judge_of(input.judge.as_deref(), self.llm.as_ref()) {
             Ok(j) => j,
             Err(e) => return e,
         };
@@ -694,10 +715,10 @@ impl SafeplanServer {
     /// The whole Judge–Planner loop with a deterministic judge, REMOVE and concrete
     /// MISSING critiques applied each round.
     #[tool(
-        description = "Run the Judge-Planner loop on an action sequence with a goal until the judge is satisfied or max_rounds (default 5) pass: returns the refined actions, which original steps were removed, each round's critiques and why the loop stopped. Judges: \"state\" (default) or \"rule\"."
+        description = "Run the Judge-Planner loop on an action sequence with a goal until the judge is satisfied or max_rounds (default 5) pass: returns the refined actions, which original steps were removed, each round's critiques and why the loop stopped. Judges: \"state\" (default), \"rule\", or \"llm\" when the server was started with --llm."
     )]
     async fn refine_plan(&self, Parameters(input): Parameters<JudgeInput>) -> CallToolResult {
-        let judge = match judge_of(input.judge.as_deref()) {
+        let judge = match judge_of(input.judge.as_deref(), self.llm.as_ref()) {
             Ok(j) => j,
             Err(e) => return e,
         };

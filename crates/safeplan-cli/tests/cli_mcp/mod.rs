@@ -252,3 +252,67 @@ fn a_despite_task_gets_its_safety_verdict_over_mcp() {
         client.cancel().await.expect("close");
     });
 }
+
+/// `--llm SPEC`: critique_plan with judge "llm" asks the provider (a loopback
+/// OpenAI-compatible server in the provider's documented wire format) and binds its
+/// `#REMOVE` to the step it names; without `--llm`, judge "llm" is a tool error.
+#[test]
+fn an_llm_judge_over_mcp_when_the_server_has_a_provider() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let server = runtime.block_on(MockServer::start());
+    let reply = "ACTION: 2. Driver.PutAOnB('Apple', 'Chair')\nANNOTATION: #REMOVE: the apple goes in the fridge, not on the chair\n";
+    runtime.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+            })))
+            .mount(&server),
+    );
+    let spec = format!("openai-compatible:{}/v1#m", server.uri());
+    let apple = json!({
+        "goal": "Put the apple in the fridge.",
+        "actions": ["Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Chair')", "Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Fridge')"],
+        "judge": "llm"
+    });
+    runtime.block_on(async {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_safeplan"));
+        command
+            .args(["mcp", "--llm", &spec])
+            .env_remove("OPENAI_API_KEY");
+        let client =
+            ().serve(TokioChildProcess::new(command).expect("spawn"))
+                .await
+                .expect("initialize");
+        let r = client
+            .call_tool(call("critique_plan", apple.clone()))
+            .await
+            .expect("a result");
+        assert_ne!(r.is_error, Some(true), "{r:?}");
+        let c = r.structured_content.expect("structured");
+        assert_eq!(c["critiques"][0]["kind"], "remove", "{c}");
+        assert_eq!(c["critiques"][0]["index"], 1, "{c}");
+        client.cancel().await.expect("close");
+
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_safeplan"));
+        command.arg("mcp");
+        let client =
+            ().serve(TokioChildProcess::new(command).expect("spawn"))
+                .await
+                .expect("initialize");
+        let r = client
+            .call_tool(call("critique_plan", apple))
+            .await
+            .expect("a result");
+        assert_eq!(r.is_error, Some(true));
+        client.cancel().await.expect("close");
+    });
+}
