@@ -63,6 +63,7 @@ def test_tools_verdicts_and_errors(tmp_path):
                 ("check_pddl", {"domain": "x" * 5000}),
                 ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "Sure:\n1. (a o1)\n2. (a o2)", "lenient": True}),
                 ("basic_task", {"domain": DOMAIN, "problem": PROBLEM}),
+                ("find_plan", {"domain": DOMAIN, "problem": PROBLEM, "max_states": 1}),
                 ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)\n(a o2)"}),
             ]
         )
@@ -70,7 +71,8 @@ def test_tools_verdicts_and_errors(tmp_path):
     assert init.server_info.name
     assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "critique_plan", "find_plan", "refine_plan", "validate_plan"]
     assert all(t.input_schema["type"] == "object" for t in tools.tools)
-    ok, short, malformed, big, lenient, plain, again = r
+    ok, short, malformed, big, lenient, plain, limited, again = r
+    assert not limited.is_error and limited.structured_content["outcome"] == {"status": "limit_reached", "limit": "states"}
     assert not ok.is_error and ok.structured_content["verdict"]["valid"] is True
     v = short.structured_content["verdict"]
     assert (v["valid"], v["failure"]["kind"], v["failure"]["message"]) == (cli["valid"], cli["failure"]["kind"], cli["failure"]["message"])
