@@ -74,7 +74,7 @@ const FILE: FileKind = FileKind::Plan;
 /// | words outside parentheses (`pick-up a b`, `# note`, prose) | [`Code::UnexpectedToken`] |
 /// | a nested `(` inside a step, an empty step `()`, `?x` or `:key` as action or argument, `[`/`]` out of place | [`Code::UnexpectedToken`] |
 /// | a name with characters PDDL does not allow (`a,`) | [`Code::InvalidName`] |
-/// | a malformed or negative timestamp or duration (`1.2.3:`, `[fast]`, `[1`) | [`Code::InvalidNumber`] |
+/// | a malformed timestamp, a malformed or negative duration (`1.2.3:`, `[fast]`, `[1`, `[-2]`) | [`Code::InvalidNumber`] |
 ///
 /// ```
 /// use safeplan_pddl::{parse_plan, Code};
@@ -596,8 +596,9 @@ impl<'a> Reader<'a> {
     fn timestamp_value(&self, ts: Timestamp, local: &mut Vec<Diagnostic>) -> Option<f64> {
         let text = self.text(ts.number);
         let problem = match text.parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => return Some(v),
-            Ok(v) if v < 0.0 => format!("a timestamp cannot be negative, found `{text}`"),
+            // VAL runs steps that start before 0 (SEMANTICS.md §2b), so a negative time is
+            // read; what it means is the validator's business.
+            Ok(v) if v.is_finite() => return Some(v),
             _ => format!(
                 "expected a timestamp like `0.5`, found `{}`",
                 shorten(text, 40)
@@ -605,8 +606,7 @@ impl<'a> Reader<'a> {
         };
         local.push(
             Diagnostic::error(Code::InvalidNumber, FILE, ts.span, problem).with_help(
-                "write the time the step starts as a non-negative number followed by `:`, \
-                 e.g. `0.5: (a b)`",
+                "write the time the step starts as a number followed by `:`, e.g. `0.5: (a b)`",
             ),
         );
         None

@@ -434,7 +434,6 @@ fn variables_keywords_and_bad_names_in_steps() {
 fn malformed_timestamps() {
     for (src, at) in [
         ("1.2.3: (a)", (1, 1)),
-        ("-1: (a)", (1, 1)),
         ("1e999: (a)", (1, 1)),
         ("(x)\n 1,5: (a)", (2, 2)),
     ] {
@@ -450,6 +449,17 @@ fn malformed_timestamps() {
         assert_eq!(plan.steps[step - 1].time, None, "{src:?}");
         assert_eq!(shape(&plan.steps[step - 1]), "a");
     }
+}
+
+#[test]
+fn negative_timestamps_are_read() {
+    // VAL runs a step that starts before 0 (the temporal corpus's `negative_start` plans are
+    // valid), so the reader keeps the time.
+    let parsed = parse_plan("-0.5: (a) [1]\n-1 : (b)\n");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    let plan = parsed.value.expect("a plan");
+    assert_eq!(plan.steps[0].time, Some(-0.5));
+    assert_eq!(plan.steps[1].time, Some(-1.0));
 }
 
 #[test]
