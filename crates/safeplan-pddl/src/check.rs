@@ -971,6 +971,20 @@ impl<'i, 'a> Walker<'i, 'a> {
         }
     }
 
+    /// A `:duration` constraint: comparisons with `?duration` belong to
+    /// `:durative-actions` and need no `:numeric-fluents` of their own (a fluent they read
+    /// was declared under it).
+    fn duration<'s>(&mut self, f: &'s Formula, scope: &mut Scope<'s>) {
+        match f {
+            Formula::And(parts, _) => parts.iter().for_each(|p| self.duration(p, scope)),
+            Formula::Compare(_, a, b, _) => {
+                self.expr(a, scope);
+                self.expr(b, scope);
+            }
+            other => self.formula(other, scope, Place::Schema),
+        }
+    }
+
     /// Run `body` with `vars` bound on top of `scope`.
     fn quantified<'s>(
         &mut self,
@@ -1166,7 +1180,7 @@ fn domain_body_diagnostics(index: &TaskIndex<'_>, domain: &Domain) -> Vec<Diagno
         let duration = Name::new("duration", action.name.span);
         scope.vars.push((&duration, vec![OBJECT]));
         if let Some(d) = &action.duration {
-            w.formula(d, &mut scope, Place::Schema);
+            w.duration(d, &mut scope);
         }
         if let Some(c) = &action.condition {
             w.timed_formula(c, &mut scope);
