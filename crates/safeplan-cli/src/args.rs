@@ -389,6 +389,12 @@ pub struct ValidateArgs {
     #[arg(long = "continue")]
     pub keep_going: bool,
 
+    /// For temporal plans (domains with durative actions): VAL's `-t` tolerance, in plan time
+    /// units. Events closer than a tenth of it are simultaneous, and `(= ?duration e)` holds
+    /// within it. VAL's default.
+    #[arg(long, value_name = "SECONDS", default_value_t = safeplan_validate::DEFAULT_TOLERANCE, value_parser = tolerance)]
+    pub tolerance: f64,
+
     /// Treat features used without declaring their `:requirements` as errors, not warnings.
     #[arg(long)]
     pub strict: bool,
@@ -578,5 +584,15 @@ impl ColorChoice {
                 !no_color && std::io::stdout().is_terminal()
             }
         }
+    }
+}
+
+/// A tolerance: a positive, finite number.
+fn tolerance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
+        _ => Err(format!(
+            "expected a positive number of plan time units, like 0.001 (VAL's -t), found `{text}`"
+        )),
     }
 }

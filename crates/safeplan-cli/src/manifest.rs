@@ -90,6 +90,7 @@ pub fn run(manifest: &Path, args: &ValidateArgs) -> Result<Status, Failure> {
     }
     let options = ValidateOptions {
         keep_going: args.keep_going,
+        tolerance: Some(args.tolerance),
         ..ValidateOptions::default()
     };
     let validated: Vec<Vec<LineOut>> = groups

@@ -524,6 +524,12 @@ fn primary_label(f: &Failure) -> String {
         FailureKind::UnknownObject => "not an object of the task".into(),
         FailureKind::TypeMismatch => "wrong type for this parameter".into(),
         FailureKind::NumericError => "here".into(),
+        FailureKind::DurationConstraint => "the duration constraint".into(),
+        FailureKind::InvariantViolated => match &f.action {
+            Some(action) => format!("the `over all` condition of {action}"),
+            None => "the `over all` condition".into(),
+        },
+        FailureKind::Mutex => "interfering events".into(),
     }
 }
 

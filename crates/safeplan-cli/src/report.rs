@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use safeplan_pddl::{Code, Diagnostic, FileKind, Severity, Span};
 use safeplan_validate::{
     Binding, DangerEvent, Failure, FailureKind, FinalState, FluentValue, SafetyVerdict, SiMode,
-    SourceRef, Unmet, Verdict, Warning,
+    SourceRef, Timing, Unmet, Verdict, Warning,
 };
 use serde::Serialize;
 
@@ -269,6 +269,9 @@ pub struct FailureJson<'a> {
     /// Where to look.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceJson>,
+    /// For a temporal plan: the time, the event, and for a mutex the other step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<&'a Timing>,
 }
 
 /// An [`Unmet`] literal with a positioned source.
@@ -430,6 +433,7 @@ pub fn failure_json<'a>(files: &[&FileResult], f: &'a Failure) -> FailureJson<'a
         unmet,
         advice,
         source,
+        timing,
     } = f;
     FailureJson {
         kind: *kind,
@@ -457,6 +461,7 @@ pub fn failure_json<'a>(files: &[&FileResult], f: &'a Failure) -> FailureJson<'a
             .collect(),
         advice,
         source: source.map(|s| source_json(files, s)),
+        timing: timing.as_ref(),
     }
 }
 

@@ -217,6 +217,7 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
     #[allow(clippy::needless_update)]
     let options = ValidateOptions {
         keep_going: args.keep_going,
+        tolerance: Some(args.tolerance),
         ..ValidateOptions::default()
     };
     let mut validator = task.as_ref().map(|t| Validator::new(t, options));

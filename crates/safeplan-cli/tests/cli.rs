@@ -966,12 +966,14 @@ fn validate_a_task_with_errors_validates_nothing() {
 
 #[test]
 fn validate_an_unsupported_task_is_an_input_error() {
-    let dir = Dir::new("validate-durative");
+    // A conditional effect whose condition is read at the start and whose effect happens at
+    // the end needs state carried across the interval; the validator refuses it by name.
+    let dir = Dir::new("validate-unsupported");
     dir.write(
         "domain.pddl",
-        "(define (domain d)\n  (:requirements :durative-actions)\n  (:predicates (p))\n  \
+        "(define (domain d)\n  (:requirements :durative-actions :conditional-effects)\n  (:predicates (p) (q))\n  \
          (:durative-action a\n    :parameters ()\n    :duration (= ?duration 1)\n    \
-         :condition (at start (p))\n    :effect (at end (not (p)))))\n",
+         :condition (at start (p))\n    :effect (when (at start (q)) (at end (not (p))))))\n",
     )
     .write(
         "problem.pddl",
@@ -992,8 +994,95 @@ fn validate_an_unsupported_task_is_an_input_error() {
     assert_eq!(code(&out), 2, "{}", stdout(&out));
     let text = stdout(&out);
     assert!(text.contains("safeplan::unsupported"), "{text}");
-    assert!(text.contains("[domain.pddl:4:21]"), "{text}");
+    assert!(text.contains("[domain.pddl:8:13]"), "{text}");
     assert!(text.contains("plan.txt: not validated"), "{text}");
+}
+
+#[test]
+fn validate_temporal_plans() {
+    // One durative action of fixed duration 2 that needs (p) throughout and (q) at its end.
+    let dir = Dir::new("validate-temporal");
+    dir.write(
+        "domain.pddl",
+        "(define (domain d)\n  (:requirements :durative-actions)\n  (:predicates (p) (q) (done))\n  \
+         (:durative-action work\n    :parameters ()\n    :duration (= ?duration 2)\n    \
+         :condition (and (over all (p)) (at end (q)))\n    :effect (at end (done)))\n  \
+         (:durative-action break-p\n    :parameters ()\n    :duration (= ?duration 1)\n    \
+         :condition (at start (p))\n    :effect (at end (not (p)))))\n",
+    )
+    .write(
+        "problem.pddl",
+        "(define (problem t) (:domain d) (:init (p) (q)) (:goal (done)))\n",
+    )
+    .write("good.plan", "; a comment\n0.000: (work) [2.000]\n")
+    .write("long.plan", "0: (work) [3]\n")
+    .write("broken.plan", "0: (work) [2]\n0.5: (break-p) [1]\n")
+    .write("close.plan", "0: (work) [2.0004]\n");
+    let json = |plan: &str, extra: &[&str]| {
+        let mut args = vec!["validate", "--json", "domain.pddl", "problem.pddl", plan];
+        args.extend_from_slice(extra);
+        let out = run(&dir, &args);
+        let line: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        (code(&out), line)
+    };
+    let (c, good) = json("good.plan", &[]);
+    assert_eq!((c, good["valid"].as_bool()), (0, Some(true)), "{good}");
+    // 3 is not 2 within VAL's default tolerance: a duration failure at the start, at time 0.
+    let (c, long) = json("long.plan", &[]);
+    assert_eq!(c, 1);
+    assert_eq!(long["failure"]["kind"], "duration_constraint", "{long}");
+    assert_eq!(long["failure"]["timing"]["event"], "start");
+    assert_eq!(long["failure"]["timing"]["time"], 0.0);
+    // break-p deletes (p) at its end, 1.5, inside work's interval (0, 2): the invariant is
+    // found false at work's end, between the happenings at 1.5 and 2.
+    let (_, broken) = json("broken.plan", &[]);
+    assert_eq!(broken["failure"]["kind"], "invariant_violated", "{broken}");
+    assert_eq!(broken["failure"]["step"], 1);
+    assert_eq!(broken["failure"]["timing"]["time"], 2.0);
+    assert_eq!(
+        broken["failure"]["timing"]["interval"],
+        serde_json::json!([1.5, 2.0])
+    );
+    // 2.0004 is 2 within the default tolerance 0.01, not within 0.0001.
+    assert_eq!(json("close.plan", &[]).1["valid"].as_bool(), Some(true));
+    let (_, strict) = json("close.plan", &["--tolerance", "0.0001"]);
+    assert_eq!(strict["failure"]["kind"], "duration_constraint", "{strict}");
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--tolerance",
+            "0",
+            "domain.pddl",
+            "problem.pddl",
+            "good.plan",
+        ],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("expected a positive number"),
+        "{}",
+        stderr(&out)
+    );
+    // The human report says when, and points at the condition in the domain.
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--color",
+            "never",
+            "domain.pddl",
+            "problem.pddl",
+            "broken.plan",
+        ],
+    );
+    let text = stdout(&out);
+    assert!(text.contains("safeplan::invariant_violated"), "{text}");
+    assert!(
+        text.contains("between time 1.5 and 2 (p) is false"),
+        "{text}"
+    );
+    assert!(text.contains("[domain.pddl:7:"), "{text}");
 }
 
 #[test]

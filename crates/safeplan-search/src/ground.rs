@@ -664,7 +664,7 @@ impl Compiler<'_, '_> {
         match e {
             NumExpr::Const(x) => GNum::Const(*x),
             // Refused before compiling: see `unsupported`.
-            NumExpr::TotalTime => GNum::Undefined,
+            NumExpr::TotalTime | NumExpr::Duration => GNum::Undefined,
             NumExpr::Fluent(f) => {
                 let key = (
                     f.func,
@@ -902,7 +902,7 @@ fn read_functions(task: &Task) -> Vec<bool> {
                 }
             }
             NumExpr::Arith(_, args) => args.iter().for_each(|a| num(a, out)),
-            NumExpr::Const(_) | NumExpr::TotalTime => {}
+            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
         }
     }
     fn cond(c: &Cond, out: &mut [bool]) {
@@ -968,6 +968,11 @@ fn additive_only(task: &Task) -> Vec<bool> {
 
 /// Why a task cannot be planned for, if it cannot.
 fn unsupported(task: &Task) -> Option<GroundError> {
+    if task.is_temporal() {
+        return Some(GroundError::Unsupported {
+            feature: "durative actions (temporal planning)",
+        });
+    }
     if task.has_derived_predicates() {
         return Some(GroundError::Unsupported {
             feature: "derived predicates (:derived)",
@@ -975,7 +980,7 @@ fn unsupported(task: &Task) -> Option<GroundError> {
     }
     fn num(e: &NumExpr) -> bool {
         match e {
-            NumExpr::TotalTime => true,
+            NumExpr::TotalTime | NumExpr::Duration => true,
             NumExpr::Arith(_, args) => args.iter().any(num),
             NumExpr::Const(_) | NumExpr::Fluent(_) => false,
         }

@@ -217,6 +217,9 @@ impl Task {
         match e {
             NumExpr::Const(x) => Ok(*x),
             NumExpr::TotalTime => Ok(time as f64),
+            // The temporal executor replaces `?duration` by the step's duration before it
+            // evaluates anything; one left over has no value.
+            NumExpr::Duration => Err(NumFault::NonFinite(Span::default())),
             NumExpr::Fluent(f) => self.read(st, f, b),
             NumExpr::Arith(op, args) => {
                 let mut vals = args.iter().map(|a| self.num(st, a, b, time));

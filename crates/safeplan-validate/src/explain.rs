@@ -64,6 +64,7 @@ impl<'t> Printer<'t> {
                 let _ = write!(out, "{}", Number(*x));
             }
             NumExpr::TotalTime => out.push_str("(total-time)"),
+            NumExpr::Duration => out.push_str("?duration"),
             NumExpr::Fluent(f) => self.fluent(out, f, b),
             NumExpr::Arith(op, args) => {
                 out.push('(');
@@ -185,6 +186,12 @@ impl std::fmt::Display for Number {
 #[derive(Clone, Copy)]
 pub(crate) enum Site {
     Step(usize),
+    /// An event of step `step` of a temporal plan at `time`.
+    Timed {
+        step: usize,
+        time: f64,
+        event: crate::verdict::Event,
+    },
     Goal,
 }
 
@@ -192,6 +199,19 @@ impl Site {
     fn when(self) -> String {
         match self {
             Site::Step(k) => format!("before step {k}"),
+            Site::Timed { step, time, event } => match event {
+                crate::verdict::Event::Invariant => {
+                    format!(
+                        "throughout step {step} (it is false before time {})",
+                        Number(round_time(time))
+                    )
+                }
+                _ => format!(
+                    "at time {} ({} of step {step})",
+                    Number(round_time(time)),
+                    event.as_str()
+                ),
+            },
             Site::Goal => "by the end of the plan".into(),
         }
     }
@@ -429,7 +449,7 @@ impl<'t> Explainer<'t> {
 
     fn values(&self, e: &NumExpr, b: &[ObjId], out: &mut Vec<FluentValue>) {
         match e {
-            NumExpr::Const(_) | NumExpr::TotalTime => {}
+            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
             NumExpr::Fluent(f) => {
                 let mut name = String::new();
                 Printer::new(self.task).fluent(&mut name, f, b);
@@ -461,4 +481,11 @@ impl Task {
         s.push(')');
         s
     }
+}
+
+/// A time for people: plan times are sums of decimals (`3.002 + 0.49`), so they are shown
+/// rounded to a microsecond of plan time.
+pub(crate) fn round_time(t: f64) -> f64 {
+    let r = (t * 1e6).round() / 1e6;
+    if r == 0.0 { 0.0 } else { r }
 }

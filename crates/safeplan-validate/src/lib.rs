@@ -98,6 +98,7 @@ mod monitor;
 mod safety;
 mod state;
 mod task;
+mod temporal;
 mod validate;
 mod verdict;
 
@@ -105,10 +106,12 @@ pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::Monitor;
 pub use safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode, basic_task};
 pub use state::State;
-pub use task::{CompileOptions, ObjId, Object, Task, TaskError};
+pub use task::{CompileOptions, Durative, ObjId, Object, Task, TaskError};
+pub use temporal::DEFAULT_TOLERANCE;
 pub use validate::{GroundAction, ValidateOptions, Validator};
 pub use verdict::{
-    Binding, Failure, FailureKind, FinalState, FluentValue, SourceRef, Unmet, Verdict, Warning,
+    Binding, Event, Failure, FailureKind, FinalState, FluentValue, SourceRef, Timing, Unmet,
+    Verdict, Warning,
 };
 
 use rayon::prelude::*;

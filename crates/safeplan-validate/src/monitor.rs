@@ -141,6 +141,7 @@ impl<'t> Monitor<'t> {
                 unmet: Vec::new(),
                 advice: vec!["ground actions with the task the monitor was made for".into()],
                 source: None,
+                timing: None,
             });
         };
         let text = || task.action_text(action);

@@ -195,8 +195,12 @@ pub enum NumExpr {
     Fluent(FluentRef),
     /// An arithmetic operation (`-` with one operand negates).
     Arith(ArithOp, Vec<NumExpr>),
-    /// `(total-time)`: the number of steps executed so far.
+    /// `(total-time)`: the number of steps executed so far (in a temporal plan, the time
+    /// of the last happening).
     TotalTime,
+    /// `?duration` inside a durative action: the step's duration, filled in when the step
+    /// is bound (see `temporal`).
+    Duration,
 }
 
 /// A lifted condition (precondition, `when` condition, goal, axiom body).
@@ -286,6 +290,29 @@ pub struct Schema {
     pub slots: usize,
     /// The flat form of a STRIPS-like action, when it has one.
     pub(crate) fast: Option<crate::fast::Fast>,
+    /// For a durative action, what it does besides starting: `pre` and `effects` above are
+    /// its `at start` conditions and effects.
+    pub durative: Option<Box<Durative>>,
+}
+
+/// The parts of a durative action (PDDL 2.1 level 3, SEMANTICS.md §2b) beyond its start.
+#[derive(Clone, Debug)]
+pub struct Durative {
+    /// The constraints on `?duration`, each `?duration OP expr`, `expr` read in the state
+    /// at the start.
+    pub duration: Vec<(CmpOp, NumExpr)>,
+    /// Where `:duration` is written.
+    pub duration_span: Span,
+    /// The `over all` conditions, which must hold strictly inside the interval.
+    pub over_all: Cond,
+    /// The `at end` conditions.
+    pub end_pre: Cond,
+    /// Where `:condition` is written (the action's name when it has none).
+    pub condition_span: Span,
+    /// The `at end` effects.
+    pub end_effects: Vec<Eff>,
+    /// Whether a condition or effect reads `?duration`.
+    pub reads_duration: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -329,6 +356,7 @@ pub struct Task {
     pub(crate) n_objects: u64,
     pub(crate) slack: f64,
     pub(crate) typed: bool,
+    pub(crate) temporal: bool,
 }
 
 impl Task {
@@ -354,16 +382,6 @@ impl Task {
         diagnostics.extend(check_problem(domain, problem, &check));
         if has_errors(&diagnostics) {
             return Err(TaskError::Invalid(diagnostics));
-        }
-        if let Some(d) = domain.durative_actions.first() {
-            return Err(TaskError::Unsupported {
-                what: format!(
-                    "durative action `{}` (PDDL 2.1 level 3: plans with durations)",
-                    d.name.text
-                ),
-                file: FileKind::Domain,
-                span: d.name.span,
-            });
         }
         Compiler::new(domain, problem, options).run()
     }
@@ -391,6 +409,12 @@ impl Task {
     /// The state before the first step.
     pub fn initial_state(&self) -> State {
         self.init.clone()
+    }
+
+    /// Whether the domain has durative actions, so that plans are timed and run as
+    /// happenings (SEMANTICS.md §2b) rather than one step after another.
+    pub fn is_temporal(&self) -> bool {
+        self.temporal
     }
 
     /// Whether the problem has a `:metric`.
@@ -479,6 +503,10 @@ struct Compiler<'a> {
     domain_ids: FxHashMap<Vec<TypeId>, u32>,
     pred_ids: FxHashMap<CompactString, u32>,
     func_ids: FxHashMap<CompactString, u32>,
+    /// Compiling a durative action: `?duration` may be read.
+    allow_duration: bool,
+    /// Set when `?duration` was read (reset per durative action).
+    read_duration: std::cell::Cell<bool>,
 }
 
 impl<'a> Compiler<'a> {
@@ -498,6 +526,8 @@ impl<'a> Compiler<'a> {
             domain_ids: FxHashMap::default(),
             pred_ids: FxHashMap::default(),
             func_ids: FxHashMap::default(),
+            allow_duration: false,
+            read_duration: std::cell::Cell::new(false),
         }
     }
 
@@ -515,6 +545,11 @@ impl<'a> Compiler<'a> {
         for a in &self.domain.actions {
             if let Some(e) = &a.effect {
                 mark_changed(e, &self.pred_ids, &mut changed);
+            }
+        }
+        for a in &self.domain.durative_actions {
+            if let Some(e) = &a.effect {
+                mark_changed_timed(e, &self.pred_ids, &mut changed);
             }
         }
         let derived_keys: Vec<CompactString> = self
@@ -581,13 +616,21 @@ impl<'a> Compiler<'a> {
                 .or_insert(schemas.len() as u32);
             schemas.push(schema);
         }
-        for (schema, a) in schemas.iter().zip(&self.domain.actions) {
-            for e in &schema.effects {
+        for a in &self.domain.durative_actions {
+            let schema = self.durative_schema(a)?;
+            schema_ids
+                .entry(a.name.key())
+                .or_insert(schemas.len() as u32);
+            schemas.push(schema);
+        }
+        for schema in &schemas {
+            let end = schema.durative.as_ref().map(|d| &d.end_effects[..]);
+            for e in schema.effects.iter().chain(end.into_iter().flatten()) {
                 if let Some(span) = effect_on_derived(e, &preds) {
                     return Err(TaskError::Unsupported {
                         what: format!(
                             "an effect of `{}` on a derived predicate (axioms define them; actions cannot set them)",
-                            a.name.text
+                            schema.name
                         ),
                         file: FileKind::Domain,
                         span,
@@ -595,7 +638,7 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        for schema in &mut schemas {
+        for schema in schemas.iter_mut().filter(|s| s.durative.is_none()) {
             schema.fast = crate::fast::Fast::build(&preds, &schema.pre, &schema.effects);
         }
         let mut rules = Vec::with_capacity(self.domain.derived.len());
@@ -657,6 +700,7 @@ impl<'a> Compiler<'a> {
             n_objects,
             slack: self.options.numeric_slack,
             typed: !self.domain.types.is_empty(),
+            temporal: !self.domain.durative_actions.is_empty(),
         };
         for entry in &self.problem.init {
             match entry {
@@ -843,7 +887,220 @@ impl<'a> Compiler<'a> {
             effects,
             slots: scope.max,
             fast: None,
+            durative: None,
         })
+    }
+
+    /// A durative action: its `at start` part as the schema's precondition and effects, the
+    /// rest in [`Durative`]. Conditions and effects are projected onto each time point;
+    /// `forall` and `and` distribute over the projection.
+    fn durative_schema(&mut self, a: &ast::DurativeAction) -> Result<Schema, TaskError> {
+        let mut scope = Scope::default();
+        let mut params = Vec::with_capacity(a.params.len());
+        for p in &a.params {
+            let d = self.domain_of(p.ty.as_ref());
+            scope.push(&p.name, d);
+            params.push((p.name.text.clone(), d));
+        }
+        self.allow_duration = true;
+        let built = self.durative_parts(a, &mut scope);
+        self.allow_duration = false;
+        let (pre, effects, durative) = built?;
+        Ok(Schema {
+            name: a.name.text.clone(),
+            params,
+            pre,
+            pre_span: durative.condition_span,
+            effects,
+            slots: scope.max,
+            fast: None,
+            durative: Some(Box::new(durative)),
+        })
+    }
+
+    fn durative_parts(
+        &mut self,
+        a: &ast::DurativeAction,
+        scope: &mut Scope,
+    ) -> Result<(Cond, Vec<Eff>, Durative), TaskError> {
+        use ast::TimeSpec::{AtEnd, AtStart, OverAll};
+        let mut duration = Vec::new();
+        if let Some(f) = &a.duration {
+            self.duration_constraints(f, scope, &mut duration)?;
+        }
+        let mut at = |spec| -> Result<Cond, TaskError> {
+            Ok(match &a.condition {
+                Some(c) => self.timed_cond(c, spec, scope)?.unwrap_or(Cond::True),
+                None => Cond::True,
+            })
+        };
+        let start_pre = at(AtStart)?;
+        let over_all = at(OverAll)?;
+        let end_pre = at(AtEnd)?;
+        let mut start_effects = Vec::new();
+        let mut end_effects = Vec::new();
+        if let Some(e) = &a.effect {
+            self.timed_effect(e, AtStart, scope, &mut start_effects)?;
+            self.timed_effect(e, AtEnd, scope, &mut end_effects)?;
+        }
+        let reads_duration = self.read_duration.replace(false);
+        let condition_span = a.condition.as_ref().map_or(a.name.span, timed_formula_span);
+        Ok((
+            start_pre,
+            start_effects,
+            Durative {
+                duration,
+                duration_span: a.duration.as_ref().map_or(a.name.span, Formula::span),
+                over_all,
+                end_pre,
+                condition_span,
+                end_effects,
+                reads_duration,
+            },
+        ))
+    }
+
+    /// `(= ?duration e)`, `(<= ?duration e)`, `(>= ?duration e)` and conjunctions of them
+    /// (either side may be `?duration`).
+    fn duration_constraints(
+        &mut self,
+        f: &Formula,
+        scope: &mut Scope,
+        out: &mut Vec<(CmpOp, NumExpr)>,
+    ) -> Result<(), TaskError> {
+        let is_duration = |e: &ast::Expr| matches!(e, ast::Expr::Var(n) if n.matches("duration"));
+        match f {
+            Formula::And(parts, _) => {
+                for p in parts {
+                    self.duration_constraints(p, scope, out)?;
+                }
+                Ok(())
+            }
+            Formula::Compare(op, l, r, _) if is_duration(l) => {
+                out.push((*op, self.num(r, scope, FileKind::Domain)?));
+                Ok(())
+            }
+            Formula::Compare(op, l, r, _) if is_duration(r) => {
+                let flipped = match op {
+                    CmpOp::Lt => CmpOp::Gt,
+                    CmpOp::Le => CmpOp::Ge,
+                    CmpOp::Eq => CmpOp::Eq,
+                    CmpOp::Ge => CmpOp::Le,
+                    CmpOp::Gt => CmpOp::Lt,
+                };
+                out.push((flipped, self.num(l, scope, FileKind::Domain)?));
+                Ok(())
+            }
+            other => Err(TaskError::Unsupported {
+                what: "a duration constraint that is not `(OP ?duration expression)` or a \
+                       conjunction of them"
+                    .into(),
+                file: FileKind::Domain,
+                span: other.span(),
+            }),
+        }
+    }
+
+    /// The part of a timed condition that applies at `spec`, `None` when nothing does.
+    fn timed_cond(
+        &mut self,
+        f: &ast::TimedFormula,
+        spec: ast::TimeSpec,
+        scope: &mut Scope,
+    ) -> Result<Option<Cond>, TaskError> {
+        Ok(match f {
+            ast::TimedFormula::And(parts, _) => {
+                let mut out = Vec::new();
+                for p in parts {
+                    if let Some(c) = self.timed_cond(p, spec, scope)? {
+                        out.push(c);
+                    }
+                }
+                match out.len() {
+                    0 => None,
+                    1 => out.pop(),
+                    _ => Some(Cond::And(out)),
+                }
+            }
+            ast::TimedFormula::Forall(vars, body, span) => {
+                let depth = scope.vars.len();
+                let qvars = self.quantified(vars, scope);
+                let body = self.timed_cond(body, spec, scope);
+                scope.vars.truncate(depth);
+                body?.map(|body| Cond::Quant {
+                    forall: true,
+                    vars: qvars,
+                    body: Box::new(body),
+                    span: *span,
+                })
+            }
+            ast::TimedFormula::At(s, f, _) if *s == spec => {
+                Some(self.cond(f, scope, FileKind::Domain)?)
+            }
+            ast::TimedFormula::At(..) => None,
+        })
+    }
+
+    /// The effects of a timed effect that happen at `spec`.
+    fn timed_effect(
+        &mut self,
+        e: &ast::TimedEffect,
+        spec: ast::TimeSpec,
+        scope: &mut Scope,
+        out: &mut Vec<Eff>,
+    ) -> Result<(), TaskError> {
+        match e {
+            ast::TimedEffect::And(parts, _) => {
+                for p in parts {
+                    self.timed_effect(p, spec, scope, out)?;
+                }
+            }
+            ast::TimedEffect::Forall(vars, body, _) => {
+                let depth = scope.vars.len();
+                let qvars = self.quantified(vars, scope);
+                let mut inner = Vec::new();
+                let r = self.timed_effect(body, spec, scope, &mut inner);
+                scope.vars.truncate(depth);
+                r?;
+                if !inner.is_empty() {
+                    out.push(Eff::Forall {
+                        vars: qvars,
+                        body: inner,
+                    });
+                }
+            }
+            ast::TimedEffect::When(c, body, span) => {
+                let mut inner = Vec::new();
+                self.timed_effect(body, spec, scope, &mut inner)?;
+                if inner.is_empty() {
+                    return Ok(());
+                }
+                // VAL's conditional effects that span the interval (a condition at start,
+                // an effect at end) need state carried between the two points; only
+                // conditions at the effect's own time point are executed here.
+                let specs = [
+                    ast::TimeSpec::AtStart,
+                    ast::TimeSpec::OverAll,
+                    ast::TimeSpec::AtEnd,
+                ];
+                for other in specs.into_iter().filter(|&o| o != spec) {
+                    if self.timed_cond(c, other, scope)?.is_some() {
+                        return Err(TaskError::Unsupported {
+                            what: "a conditional effect whose condition is at another time \
+                                   point than its effect"
+                                .into(),
+                            file: FileKind::Domain,
+                            span: *span,
+                        });
+                    }
+                }
+                let cond = self.timed_cond(c, spec, scope)?.unwrap_or(Cond::True);
+                out.push(Eff::When { cond, body: inner });
+            }
+            ast::TimedEffect::At(s, eff, _) if *s == spec => self.effect(eff, scope, out)?,
+            ast::TimedEffect::At(..) => {}
+        }
+        Ok(())
     }
 
     fn rule(&mut self, d: &ast::Derived) -> Result<Rule, TaskError> {
@@ -1002,6 +1259,10 @@ impl<'a> Compiler<'a> {
                     .map(|a| self.num(a, scope, file))
                     .collect::<Result<_, _>>()?,
             ),
+            ast::Expr::Var(n) if self.allow_duration && n.matches("duration") => {
+                self.read_duration.set(true);
+                NumExpr::Duration
+            }
             ast::Expr::Var(n) => {
                 return Err(TaskError::Unsupported {
                     what: format!("the variable `?{}` used as a number", n.text),
@@ -1053,6 +1314,32 @@ impl<'a> Compiler<'a> {
             }),
         }
         Ok(())
+    }
+}
+
+fn mark_changed_timed(
+    e: &ast::TimedEffect,
+    ids: &FxHashMap<CompactString, u32>,
+    changed: &mut [bool],
+) {
+    match e {
+        ast::TimedEffect::And(parts, _) => {
+            for p in parts {
+                mark_changed_timed(p, ids, changed);
+            }
+        }
+        ast::TimedEffect::Forall(_, body, _) | ast::TimedEffect::When(_, body, _) => {
+            mark_changed_timed(body, ids, changed)
+        }
+        ast::TimedEffect::At(_, e, _) => mark_changed(e, ids, changed),
+    }
+}
+
+fn timed_formula_span(f: &ast::TimedFormula) -> Span {
+    match f {
+        ast::TimedFormula::And(_, s)
+        | ast::TimedFormula::Forall(_, _, s)
+        | ast::TimedFormula::At(_, _, s) => *s,
     }
 }
 

@@ -12,13 +12,18 @@ use crate::verdict::{Failure, FailureKind, FinalState, SourceRef, Verdict, Warni
 
 /// Options for [`Task::validate_with`]. The default stops at the first failure, as a robot
 /// or a benchmark wants; `keep_going` lists every failure, as a person fixing a plan wants.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ValidateOptions {
     /// Keep executing after a failure and report every failing step, as VAL's `-c` does: a
     /// malformed step is skipped, a step whose precondition is false is applied anyway.
     pub keep_going: bool,
     /// Put the final state into the verdict ([`Verdict::final_state`]).
     pub keep_final_state: bool,
+    /// For temporal plans: VAL's `-t` tolerance in plan time units; `None` is VAL's default,
+    /// 0.01. Events closer than a tenth of it to the first event of a happening are one
+    /// happening, and duration constraints hold within it (SEMANTICS.md §2b).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
 
 /// A plan step bound to an action of the task and objects: ready to check or apply.
@@ -64,7 +69,7 @@ impl Task {
         s
     }
 
-    fn bind_step(&self, step: &PlanStep, out: &mut Vec<ObjId>) -> Result<u32, Failure> {
+    pub(crate) fn bind_step(&self, step: &PlanStep, out: &mut Vec<ObjId>) -> Result<u32, Failure> {
         self.bind(&step.action.text, &step.args, Some(step), out)
             .map_err(|mut f| {
                 // Point at the offending argument, the action name, or the whole step.
@@ -109,6 +114,7 @@ impl Task {
                 unmet: Vec::new(),
                 advice,
                 source: None,
+                timing: None,
             });
         };
         let schema = &self.schemas[schema_id as usize];
@@ -127,6 +133,7 @@ impl Task {
                 unmet: Vec::new(),
                 advice: vec![format!("write it as {}", self.signature(schema_id))],
                 source: None,
+                timing: None,
             });
         }
         // VAL reports an unknown object before it looks at types.
@@ -153,6 +160,7 @@ impl Task {
                         unmet: Vec::new(),
                         advice,
                         source: arg.arg_span(),
+                        timing: None,
                     });
                 }
             }
@@ -182,6 +190,7 @@ impl Task {
                         format!("objects that fit: {}", list(fitting))
                     }],
                     source: args[i].arg_span(),
+                    timing: None,
                 });
             }
         }
@@ -321,6 +330,7 @@ impl Task {
                 file: FileKind::Domain,
                 span: schema.pre_span,
             }),
+            timing: None,
         }
     }
 
@@ -378,6 +388,7 @@ impl Task {
                 file: FileKind::Domain,
                 span,
             }),
+            timing: None,
         }
     }
 }
@@ -478,6 +489,9 @@ impl<'t> Validator<'t> {
     /// previous plan but the buffers).
     pub fn validate(&mut self, plan: &Plan) -> Verdict {
         let task = self.task;
+        if task.is_temporal() {
+            return crate::temporal::validate(task, plan, &self.options);
+        }
         self.state.copy_from(&task.init);
         let mut failures: Vec<Failure> = Vec::new();
         let mut warnings: Vec<Warning> = Vec::new();
@@ -567,7 +581,7 @@ impl<'t> Validator<'t> {
         if failures.is_empty() || keep_going {
             match task.holds_cond_goal(&self.state, steps) {
                 Ok(true) => {}
-                Ok(false) => failures.push(self.goal_failure(steps)),
+                Ok(false) => failures.push(task.goal_failure(&self.state, steps)),
                 Err(fault) => failures.push(task.fault_failure(&fault, None)),
             }
         }
@@ -606,11 +620,14 @@ impl<'t> Validator<'t> {
             final_state,
         }
     }
+}
 
-    fn goal_failure(&self, steps: usize) -> Failure {
-        let task = self.task;
+impl Task {
+    /// The failure of a plan that ends in `state` without reaching the goal.
+    pub(crate) fn goal_failure(&self, state: &State, steps: usize) -> Failure {
+        let task = self;
         let mut b = vec![0; task.goal_slots()];
-        let mut ex = Explainer::new(task, &self.state, FileKind::Problem, Site::Goal, steps);
+        let mut ex = Explainer::new(task, state, FileKind::Problem, Site::Goal, steps);
         ex.explain(&task.goal, &mut b);
         let advice = ex.out.iter().map(|u| u.advice.clone()).collect();
         let literals: Vec<&str> = ex.out.iter().map(|u| u.literal.as_str()).collect();
@@ -629,6 +646,7 @@ impl<'t> Validator<'t> {
                 file: FileKind::Problem,
                 span: task.goal_span,
             }),
+            timing: None,
         }
     }
 }

@@ -60,6 +60,14 @@ pub enum FailureKind {
     /// Reading a fluent that has no value, dividing by zero, a non-finite result, or two
     /// conflicting updates of one fluent in one step.
     NumericError,
+    /// A durative step's duration does not satisfy its `:duration` constraint (within the
+    /// tolerance), evaluated in the state at its start.
+    DurationConstraint,
+    /// An `over all` condition of a durative step is false somewhere strictly inside its
+    /// interval.
+    InvariantViolated,
+    /// Two events of one happening interfere: one changes what the other reads or changes.
+    Mutex,
 }
 
 impl FailureKind {
@@ -73,6 +81,9 @@ impl FailureKind {
             FailureKind::UnsatisfiedPrecondition => "unsatisfied_precondition",
             FailureKind::UnsatisfiedGoal => "unsatisfied_goal",
             FailureKind::NumericError => "numeric_error",
+            FailureKind::DurationConstraint => "duration_constraint",
+            FailureKind::InvariantViolated => "invariant_violated",
+            FailureKind::Mutex => "mutex",
         }
     }
 
@@ -127,6 +138,54 @@ pub struct Failure {
     /// domain, or the problem's goal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
+    /// For a temporal plan: when it happened, and at which event of the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+/// When a failure of a temporal plan happened (SEMANTICS.md §2b).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// The time of the happening at which it was found.
+    pub time: f64,
+    /// Which event of the step failed.
+    pub event: Event,
+    /// For an invariant: the stretch between two happenings where it was false,
+    /// `(from, to)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<(f64, f64)>,
+    /// For a mutex: the other step (1-based, in file order) of the same happening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_step: Option<usize>,
+    /// For a mutex: the atom or fluent both events touch, e.g. `(at truck1 depot0)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contested: Option<String>,
+}
+
+/// An event of a step in a temporal plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// The start of a durative step (`at start` conditions and effects, the duration).
+    Start,
+    /// The end of a durative step (`at end` conditions and effects).
+    End,
+    /// The `over all` conditions between start and end.
+    Invariant,
+    /// An instantaneous action in a temporal plan.
+    Instant,
+}
+
+impl Event {
+    /// `start`, `end`, `invariant`, `instant`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::Start => "start",
+            Event::End => "end",
+            Event::Invariant => "invariant",
+            Event::Instant => "instant",
+        }
+    }
 }
 
 /// A literal of a precondition or goal that is false.

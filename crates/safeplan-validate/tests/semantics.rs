@@ -951,6 +951,7 @@ fn keep_going_reports_every_failure_in_plan_order() {
     let options = ValidateOptions {
         keep_going: true,
         keep_final_state: true,
+        tolerance: None,
     };
     let v = task.validate_with(&plan(text), &options);
     assert!(!v.valid);
@@ -1182,6 +1183,7 @@ fn dense_and_sparse_layouts_agree() {
                 let options = ValidateOptions {
                     keep_going,
                     keep_final_state: true,
+                    tolerance: None,
                 };
                 let p = plan(text);
                 let (a, sa) = dense_task.execute(&p, &options);
