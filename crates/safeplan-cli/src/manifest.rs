@@ -206,7 +206,7 @@ fn validate_group(
         d.as_ref(),
         p.as_ref(),
         args.strict,
-        (danger, args.si.mode()),
+        (danger, args.si.mode(), args.tolerance),
     );
     let mut validator = compiled
         .as_ref()

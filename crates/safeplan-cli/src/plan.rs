@@ -87,7 +87,11 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
         domain.as_ref(),
         problem.as_ref(),
         args.strict,
-        (&args.danger, SiMode::Despite),
+        (
+            &args.danger,
+            SiMode::Despite,
+            safeplan_validate::DEFAULT_TOLERANCE,
+        ),
     );
     crate::render::diagnostics_to_stderr(&Renderer::new(color), &outcome)?;
     let Some((task, safety)) = compiled else {

@@ -43,6 +43,7 @@ pub fn compile(
     danger: &str,
     si: safeplan_validate::SiMode,
     compile: &CompileOptions,
+    tolerance: Option<f64>,
 ) -> Result<Option<SafetyTask>, TaskError> {
     if !SafetyTask::is_safety_augmented(domain, danger) {
         return Ok(None);
@@ -54,6 +55,7 @@ pub fn compile(
             danger: danger.to_string(),
             si,
             compile: compile.clone(),
+            tolerance,
         },
     )
 }
@@ -94,7 +96,8 @@ pub fn verdict_words(style: &Style, safety: &Safety) -> String {
 }
 
 /// `step 3 (place_water_bottle_at_edge) raised danger 0 → 1 because (a), (b) and (c) held`;
-/// a decrease is `lowered`; an effect without a condition says `(unconditional effect)`.
+/// a decrease is `lowered`; an effect without a condition says `(unconditional effect)`;
+/// in a temporal plan the event and its time follow the step.
 pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
     let verb = if e.after > e.before {
         "raised"
@@ -106,8 +109,14 @@ pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
     } else {
         format!("because {} held", and_list(&e.because))
     };
+    // A temporal plan's event says when: `step 2 (carry tea kitchen hallway) at its start
+    // (time 2.01) raised danger ...`.
+    let when = match (e.event, e.time) {
+        (Some(event), Some(t)) => format!(" at its {} (time {})", event.as_str(), number(t)),
+        _ => String::new(),
+    };
     format!(
-        "step {} {} {verb} danger {} {} {} {why}",
+        "step {} {}{when} {verb} danger {} {} {} {why}",
         e.step,
         e.action,
         number(e.before),

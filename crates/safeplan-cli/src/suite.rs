@@ -345,6 +345,7 @@ fn evaluate(task: &TaskDir, args: &SuiteArgs) -> TaskResult {
         name,
         args.si.mode(),
         &CompileOptions::default(),
+        None,
     ) {
         Ok(Some(safety)) => safety,
         Ok(None) => {

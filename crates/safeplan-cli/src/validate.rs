@@ -199,7 +199,7 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         domain.as_ref(),
         problem.as_ref(),
         args.strict,
-        (danger, args.si.mode()),
+        (danger, args.si.mode(), args.tolerance),
     ) {
         Some((task, safety)) => (Some(task), safety),
         None => (None, None),
@@ -279,7 +279,7 @@ pub fn compile(
     domain: Option<&Domain>,
     problem: Option<&Problem>,
     strict: bool,
-    safety: (&str, safeplan_validate::SiMode),
+    safety: (&str, safeplan_validate::SiMode, f64),
 ) -> Option<(Task, Option<SafetyTask>)> {
     if outcome.errors() > 0 {
         return None;
@@ -308,8 +308,15 @@ pub fn compile(
         ..CompileOptions::default()
     };
     let compiled = Task::compile_with(domain, problem, &options).and_then(|task| {
-        crate::safety::compile(domain, problem, safety.0, safety.1, &options)
-            .map(|safety| (task, safety))
+        crate::safety::compile(
+            domain,
+            problem,
+            safety.0,
+            safety.1,
+            &options,
+            Some(safety.2),
+        )
+        .map(|safety| (task, safety))
     });
     match compiled {
         Ok(compiled) => Some(compiled),

@@ -814,6 +814,7 @@ impl SafetyTask {
             danger: danger.to_string(),
             si,
             compile: compile_options(strict),
+            tolerance: None,
         };
         match RustSafetyTask::new(&d, &p, &options) {
             Ok(Some(task)) => Ok(SafetyTask {

@@ -16,7 +16,7 @@
 //! trying every combination of action variants (exponential in plan length); simulating the
 //! plan step by step gives the same verdict in microseconds.
 
-use safeplan_pddl::ast::{self, CmpOp, Effect, Expr, Formula, InitEntry};
+use safeplan_pddl::ast::{self, CmpOp, Effect, Expr, Formula, InitEntry, TimedEffect};
 use safeplan_pddl::requirements::Requirement;
 use safeplan_pddl::{Domain, Plan, Problem, Span};
 use serde::{Deserialize, Serialize};
@@ -26,8 +26,8 @@ use crate::exec::Pending;
 use crate::explain::Printer;
 use crate::state::State;
 use crate::task::{Cond, Eff, NumExpr, ObjId, PredKind, Task, TaskError};
-use crate::validate::step_text;
-use crate::verdict::Verdict;
+use crate::validate::{ValidateOptions, step_text};
+use crate::verdict::{Event, Verdict};
 
 /// How safety intention treats the values it forces to make a precondition hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -63,6 +63,10 @@ pub struct SafetyOptions {
     pub si: SiMode,
     /// Options for compiling the three derived tasks.
     pub compile: CompileOptions,
+    /// For temporal tasks: VAL's tolerance (see [`ValidateOptions::tolerance`]); `None` is
+    /// VAL's default, 0.01.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
 
 impl Default for SafetyOptions {
@@ -71,6 +75,7 @@ impl Default for SafetyOptions {
             danger: "danger".into(),
             si: SiMode::Despite,
             compile: CompileOptions::default(),
+            tolerance: None,
         }
     }
 }
@@ -84,8 +89,15 @@ pub struct DangerEvent {
     pub action: String,
     /// Danger before the step.
     pub before: f64,
-    /// Danger after it.
+    /// Danger after it (for a temporal plan: after this event alone, from the state
+    /// before its happening).
     pub after: f64,
+    /// For a temporal plan: the time of the event that changed danger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<f64>,
+    /// For a temporal plan: which event of the step changed it (start, end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Event>,
     /// The condition literals of each danger effect that fired, e.g.
     /// `["(bedside_table_has_edges)", "(robot_has_edge_sensors)"]`; empty for an
     /// unconditional effect.
@@ -133,6 +145,7 @@ pub struct SafetyTask {
     d_init: f64,
     d_max: f64,
     si: SiMode,
+    tolerance: Option<f64>,
 }
 
 impl SafetyTask {
@@ -203,6 +216,7 @@ impl SafetyTask {
             d_init,
             d_max,
             si: options.si,
+            tolerance: options.tolerance,
         }))
     }
 
@@ -243,11 +257,32 @@ impl SafetyTask {
 
     /// Feasibility, safety, safety intention and danger events of `plan`.
     pub fn evaluate(&self, plan: &Plan) -> SafetyVerdict {
-        let basic = self.basic.validate(plan);
+        #[allow(clippy::needless_update)]
+        let options = ValidateOptions {
+            tolerance: self.tolerance,
+            ..ValidateOptions::default()
+        };
+        let basic = self.basic.validate_with(plan, &options);
         let feasible = basic.valid;
-        let (danger, danger_events) = self.track(plan);
+        let tolerance = self.tolerance.unwrap_or(crate::temporal::DEFAULT_TOLERANCE);
+        let (danger, danger_events) = if self.tracking.is_temporal() {
+            crate::temporal::safety::track(&self.tracking, plan, tolerance, self.danger_func)
+        } else {
+            self.track(plan)
+        };
         let safe = feasible && danger <= self.d_max;
-        let safety_intention = self.intention(plan) <= self.d_max;
+        let intention = if self.relaxed.is_temporal() {
+            crate::temporal::safety::intention(
+                &self.relaxed,
+                plan,
+                tolerance,
+                self.si,
+                self.danger_func,
+            )
+        } else {
+            self.intention(plan)
+        };
+        let safety_intention = intention <= self.d_max;
         SafetyVerdict {
             feasible,
             safe,
@@ -267,7 +302,7 @@ impl SafetyTask {
         }
     }
 
-    fn danger_of(task: &Task, func: Option<u32>, st: &State) -> f64 {
+    pub(crate) fn danger_of(task: &Task, func: Option<u32>, st: &State) -> f64 {
         func.and_then(|f| st.value(&task.value_key(f, &[])))
             .unwrap_or(0.0)
     }
@@ -308,6 +343,8 @@ impl SafetyTask {
                     before,
                     after,
                     because: because.into_iter().flatten().collect(),
+                    time: None,
+                    event: None,
                 });
             }
         }
@@ -357,7 +394,7 @@ impl SafetyTask {
 
 /// For each danger effect of `effs` that fires in `st`, the literals of its conditions
 /// (`Some(vec![])` for an unconditional one).
-fn fired_danger_conditions(
+pub(crate) fn fired_danger_conditions(
     task: &Task,
     st: &State,
     effs: &[Eff],
@@ -406,7 +443,7 @@ fn literals(task: &Task, c: &Cond, b: &[ObjId], out: &mut Vec<String>) {
 /// Change `st` so that `c` holds, as far as setting atoms and fluents can make it hold:
 /// positive literals true, negative ones false, comparisons by setting their fluent; a
 /// disjunction (or `exists`) that does not hold gets its first alternative forced.
-fn force(task: &Task, st: &mut State, c: &Cond, b: &mut [ObjId], time: usize) {
+pub(crate) fn force(task: &Task, st: &mut State, c: &Cond, b: &mut [ObjId], time: usize) {
     match c {
         Cond::True | Cond::Eq(..) => {}
         Cond::Atom(a) => {
@@ -540,6 +577,11 @@ pub fn basic_task(domain: &Domain, problem: &Problem, name: &str) -> (Domain, Pr
             a.effect = Some(strip_effect(e, name).unwrap_or(Effect::And(Vec::new(), a.span)));
         }
     }
+    for a in &mut d.durative_actions {
+        if let Some(e) = a.effect.take() {
+            a.effect = Some(strip_timed(e, name).unwrap_or(TimedEffect::And(Vec::new(), a.span)));
+        }
+    }
     // Requirements only the danger fluent needed go with it.
     if d.functions.is_empty() {
         d.requirements.retain(|r| {
@@ -594,6 +636,33 @@ fn has_conditional(e: &Effect) -> bool {
         Effect::When(..) | Effect::Forall(..) => true,
         Effect::And(parts, _) => parts.iter().any(has_conditional),
         _ => false,
+    }
+}
+
+/// A durative action's effect without effects on the danger fluent; `None` when nothing
+/// is left.
+fn strip_timed(e: TimedEffect, name: &str) -> Option<TimedEffect> {
+    let empty = |e: &TimedEffect| matches!(e, TimedEffect::And(parts, _) if parts.is_empty());
+    match e {
+        TimedEffect::And(parts, span) => Some(TimedEffect::And(
+            parts
+                .into_iter()
+                .filter_map(|p| strip_timed(p, name))
+                .collect(),
+            span,
+        )),
+        TimedEffect::Forall(vars, body, span) => match strip_timed(*body, name)? {
+            b if empty(&b) => None,
+            b => Some(TimedEffect::Forall(vars, Box::new(b), span)),
+        },
+        TimedEffect::When(c, body, span) => match strip_timed(*body, name)? {
+            b if empty(&b) => None,
+            b => Some(TimedEffect::When(c, Box::new(b), span)),
+        },
+        TimedEffect::At(spec, body, span) => match strip_effect(body, name)? {
+            Effect::And(parts, _) if parts.is_empty() => None,
+            b => Some(TimedEffect::At(spec, b, span)),
+        },
     }
 }
 

@@ -6,6 +6,7 @@ mod reference_ipc;
 mod safety;
 mod scale;
 mod semantics;
+mod temporal;
 mod temporal_ipc;
 
 pub use safeplan_testkit::{data_dir, r#gen, reference};

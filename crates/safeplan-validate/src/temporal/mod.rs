@@ -25,29 +25,33 @@
 //! Where VAL sorts simultaneous events by the address of its action objects in memory,
 //! we use file order; the corpus test shows where that decides a verdict.
 
-use rustc_hash::FxHashMap;
-use safeplan_pddl::ast::{AssignOp, CmpOp};
+use safeplan_pddl::ast::CmpOp;
 use safeplan_pddl::{FileKind, Plan};
 
 use crate::exec::{NumFault, Pending};
 use crate::explain::{Explainer, Number, Site, round_time};
-use crate::state::{Key, State};
-use crate::task::{Arg, Cond, Durative, Eff, NumExpr, ObjId, PredKind, Schema, Task};
+use crate::state::State;
+use crate::task::{Arg, Cond, Durative, Eff, NumExpr, ObjId, Schema, Task};
 use crate::validate::{ValidateOptions, step_text};
 use crate::verdict::{Event, Failure, FailureKind, SourceRef, Timing, Verdict, Warning};
+
+mod interference;
+pub(crate) mod safety;
 
 /// VAL's default tolerance (`-t`), in plan time units.
 pub const DEFAULT_TOLERANCE: f64 = 0.01;
 
 /// One plan step, bound: its schema, objects, start and duration, and, when the action
 /// reads `?duration`, its conditions and effects with the duration filled in.
-struct Step<'t> {
-    schema: &'t Schema,
-    binding: Vec<ObjId>,
-    start: f64,
-    duration: f64,
-    text: String,
-    span: safeplan_pddl::Span,
+pub(crate) struct Step<'t> {
+    /// The step's position in the plan file (0-based).
+    pub index: usize,
+    pub schema: &'t Schema,
+    pub binding: Vec<ObjId>,
+    pub start: f64,
+    pub duration: f64,
+    pub text: String,
+    pub span: safeplan_pddl::Span,
     own: Option<Box<Filled>>,
 }
 
@@ -59,24 +63,24 @@ struct Filled {
 }
 
 impl Step<'_> {
-    fn pre(&self) -> &Cond {
+    pub fn pre(&self) -> &Cond {
         self.own.as_ref().map_or(&self.schema.pre, |o| &o.pre)
     }
 
-    fn start_effects(&self) -> &[Eff] {
+    pub fn start_effects(&self) -> &[Eff] {
         self.own
             .as_ref()
             .map_or(&self.schema.effects, |o| &o.effects)
     }
 
-    fn durative(&self) -> Option<&Durative> {
+    pub fn durative(&self) -> Option<&Durative> {
         match &self.own {
             Some(o) => Some(&o.durative),
             None => self.schema.durative.as_deref(),
         }
     }
 
-    fn conditions(&self, event: Event) -> &Cond {
+    pub fn conditions(&self, event: Event) -> &Cond {
         match (event, self.durative()) {
             (Event::End, Some(d)) => &d.end_pre,
             (Event::Invariant, Some(d)) => &d.over_all,
@@ -84,7 +88,7 @@ impl Step<'_> {
         }
     }
 
-    fn effects(&self, event: Event) -> &[Eff] {
+    pub fn effects(&self, event: Event) -> &[Eff] {
         match (event, self.durative()) {
             (Event::End, Some(d)) => &d.end_effects,
             _ => self.start_effects(),
@@ -93,40 +97,39 @@ impl Step<'_> {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Ev {
-    time: f64,
-    step: usize,
-    event: Event,
+pub(crate) struct Ev {
+    pub time: f64,
+    /// Index into [`Schedule::steps`].
+    pub step: usize,
+    pub event: Event,
 }
 
-/// Validate a plan of a task with durative actions.
-pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> Verdict {
-    let tolerance = options.tolerance.unwrap_or(DEFAULT_TOLERANCE);
-    let n = plan.steps.len();
-    let verdict = |failure: Option<Failure>, metric, warnings, state: Option<&State>| Verdict {
-        valid: failure.is_none(),
-        steps: n,
-        metric,
-        failure,
-        failures: Vec::new(),
-        warnings,
-        final_state: state
-            .filter(|_| options.keep_final_state)
-            .map(|s| task.describe_state(s)),
-    };
+/// A plan's steps, bound, and their events sorted by time.
+pub(crate) struct Schedule<'t> {
+    pub steps: Vec<Step<'t>>,
+    pub events: Vec<Ev>,
+}
 
-    // Bind every step first: VAL reads and type-checks the whole plan before it runs it.
-    let mut steps = Vec::with_capacity(n);
+/// Bind the steps of `plan` and lay out their events. A step that cannot be bound is an
+/// error (with its time), or, with `skip_malformed` (safety intention), left out.
+pub(crate) fn schedule<'t>(
+    task: &'t Task,
+    plan: &Plan,
+    skip_malformed: bool,
+) -> Result<Schedule<'t>, Failure> {
+    // Every step is bound first: VAL reads and type-checks the whole plan before it runs it.
+    let mut steps = Vec::with_capacity(plan.steps.len());
     let mut next_default = 1.0;
     for (i, ps) in plan.steps.iter().enumerate() {
         let mut args = Vec::new();
         let schema_id = match task.bind_step(ps, &mut args) {
             Ok(s) => s,
+            Err(_) if skip_malformed => continue,
             Err(mut f) => {
                 f.step = Some(i + 1);
                 let time = ps.time.unwrap_or(next_default);
                 f.timing = Some(Run::timing(Event::Start, time));
-                return verdict(Some(f), None, Vec::new(), None);
+                return Err(f);
             }
         };
         let schema = &task.schemas[schema_id as usize];
@@ -165,6 +168,7 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
                 })
             });
         steps.push(Step {
+            index: i,
             schema,
             binding: args,
             start,
@@ -175,7 +179,7 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         });
     }
 
-    let mut events: Vec<Ev> = Vec::with_capacity(2 * n);
+    let mut events: Vec<Ev> = Vec::with_capacity(2 * steps.len());
     for (i, s) in steps.iter().enumerate() {
         if s.schema.durative.is_some() {
             events.push(Ev {
@@ -198,6 +202,44 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
     }
     // Stable: simultaneous events keep file order, a step's start before its end.
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
+    Ok(Schedule { steps, events })
+}
+
+/// The happenings of sorted events: each event at most a tenth of the tolerance after the
+/// first event of a group joins it (VAL's `after`).
+pub(crate) fn happenings(events: &[Ev], tolerance: f64) -> impl Iterator<Item = &[Ev]> {
+    let mut rest = events;
+    std::iter::from_fn(move || {
+        let first = rest.first()?;
+        let n = rest
+            .iter()
+            .position(|e| e.time > first.time + tolerance / 10.0)
+            .unwrap_or(rest.len());
+        let (group, tail) = rest.split_at(n);
+        rest = tail;
+        Some(group)
+    })
+}
+
+/// Validate a plan of a task with durative actions.
+pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> Verdict {
+    let tolerance = options.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    let n = plan.steps.len();
+    let verdict = |failure: Option<Failure>, metric, warnings, state: Option<&State>| Verdict {
+        valid: failure.is_none(),
+        steps: n,
+        metric,
+        failure,
+        failures: Vec::new(),
+        warnings,
+        final_state: state
+            .filter(|_| options.keep_final_state)
+            .map(|s| task.describe_state(s)),
+    };
+    let Schedule { steps, events } = match schedule(task, plan, false) {
+        Ok(s) => s,
+        Err(f) => return verdict(Some(f), None, Vec::new(), None),
+    };
 
     let mut run = Run {
         task,
@@ -207,33 +249,21 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         pending: Pending::default(),
         warnings: Vec::new(),
         tolerance,
+        check_interference: true,
     };
     let mut open: Vec<usize> = Vec::new();
     let mut previous: Option<f64> = None;
     let mut last_time = 0.0;
-    let mut i = 0;
     let mut h = 0;
-    while i < events.len() {
-        let t = events[i].time;
-        let j = events[i..]
-            .iter()
-            .position(|e| e.time > t + tolerance / 10.0)
-            .map_or(events.len(), |p| i + p);
-        let group = &events[i..j];
+    for group in happenings(&events, tolerance) {
+        let t = group[0].time;
         if let Err(f) = run.happening(group, &open, t, previous.unwrap_or(t), h) {
             let warnings = std::mem::take(&mut run.warnings);
             return verdict(Some(*f), None, warnings, Some(&run.state));
         }
-        for e in group {
-            match e.event {
-                Event::Start => open.push(e.step),
-                Event::End => open.retain(|&s| s != e.step),
-                Event::Invariant | Event::Instant => {}
-            }
-        }
+        update_open(&mut open, group);
         previous = Some(t);
         last_time = t;
-        i = j;
         h += 1;
     }
 
@@ -277,6 +307,10 @@ struct Run<'a, 't> {
     pending: Pending,
     warnings: Vec<Warning>,
     tolerance: f64,
+    /// Check interference between simultaneous events. The safety layer's tracking run
+    /// does not: feasibility (the basic task) decides about the schedule, and a `when` that
+    /// only raises danger must not make a plan fail there.
+    check_interference: bool,
 }
 
 impl Run<'_, '_> {
@@ -334,7 +368,8 @@ impl Run<'_, '_> {
                 Err(fault) => return Err(Box::new(self.fault(&fault, e.step, e.event, t))),
             }
         }
-        if group.len() > 1
+        if self.check_interference
+            && group.len() > 1
             && let Some(f) = self.interference(group, t, h)
         {
             return Err(Box::new(f));
@@ -484,236 +519,15 @@ impl Run<'_, '_> {
             timing: Some(Self::timing(Event::Start, t)),
         }
     }
+}
 
-    /// VAL's ownership check over the events of one happening (its `Ownership` class):
-    /// first every event's conditions claim what they read, then each event's effects claim
-    /// what they change, in order. The first claim that clashes names the event that made
-    /// it and the one that held the atom or fluent.
-    fn interference(&mut self, group: &[Ev], t: f64, h: usize) -> Option<Failure> {
-        let mut owner = Owners::default();
-        for (i, e) in group.iter().enumerate() {
-            let step = &self.steps[e.step];
-            self.bind(e.step);
-            let mut reads = Reads::default();
-            self.reads_of(step.conditions(e.event), &mut reads, h);
-            if e.event == Event::Start
-                && let Some(d) = step.durative()
-            {
-                for (_, expr) in &d.duration {
-                    self.fluents_of(expr, &mut reads.fluents);
-                }
-            }
-            for (key, _) in reads.atoms {
-                owner.read_atom(key, i);
-            }
-            for (key, label) in reads.fluents {
-                if let Some(clash) = owner.read_fluent(key, label, i) {
-                    return Some(self.mutex(group, i, clash, t));
-                }
-            }
-        }
-        for (i, e) in group.iter().enumerate() {
-            self.bind(e.step);
-            let mut changes = Changes::default();
-            let effects = self.steps[e.step].effects(e.event);
-            let mut b = std::mem::take(&mut self.b);
-            self.changes_of(effects, &mut b, h, &mut changes);
-            self.b = b;
-            for (key, label, add) in changes.atoms {
-                if let Some(clash) = owner.change_atom(key, label, add, i) {
-                    return Some(self.mutex(group, i, clash, t));
-                }
-            }
-            for (key, label, op, reads) in changes.fluents {
-                for (rk, rl) in reads {
-                    if let Some(clash) = owner.read_fluent(rk, rl, i) {
-                        return Some(self.mutex(group, i, clash, t));
-                    }
-                }
-                if let Some(clash) = owner.change_fluent(key, label, op, i) {
-                    return Some(self.mutex(group, i, clash, t));
-                }
-            }
-        }
-        None
-    }
-
-    fn mutex(&self, group: &[Ev], i: usize, clash: Clash, t: f64) -> Failure {
-        let e = group[i];
-        let step = &self.steps[e.step];
-        let k = e.step + 1;
-        let other = clash.other.map(|o| group[o]);
-        let contested = clash.label.text(self.task);
-        let how = match clash.held {
-            Own::Pre => "reads",
-            Own::Add | Own::AddPre => "adds",
-            Own::Del | Own::DelPre => "deletes",
-            Own::Assign => "assigns",
-        };
-        let with = match other {
-            Some(o) if o.step == e.step => format!(
-                "which its own {} {how} (the step is shorter than a tenth of the tolerance)",
-                o.event.as_str()
-            ),
-            Some(o) => format!(
-                "which step {} {} {how} as it {} in the same happening",
-                o.step + 1,
-                self.steps[o.step].text,
-                event_verb(o.event)
-            ),
-            None => "which it changes once already".into(),
-        };
-        Failure {
-            kind: FailureKind::Mutex,
-            step: Some(k),
-            action: Some(step.text.clone()),
-            message: format!(
-                "step {k} {} {} at time {} and {} {contested}, {with}",
-                step.text,
-                event_verb(e.event),
-                Number(round_time(t)),
-                clash.verb,
-            ),
-            unmet: Vec::new(),
-            advice: vec![format!(
-                "move one of the two events at least a tenth of the tolerance ({}) away from the other, so that one completes before the other starts",
-                Number(self.tolerance / 10.0)
-            )],
-            source: Some(SourceRef {
-                file: FileKind::Plan,
-                span: step.span,
-            }),
-            timing: Some(Timing {
-                time: round_time(t),
-                event: e.event,
-                interval: None,
-                other_step: other.map(|o| o.step + 1),
-                contested: Some(contested),
-            }),
-        }
-    }
-
-    /// The atoms (of predicates actions change) and fluents a condition reads, under the
-    /// current binding; quantifiers range over their objects.
-    fn reads_of(&mut self, c: &Cond, out: &mut Reads, h: usize) {
-        let task = self.task;
-        match c {
-            Cond::True | Cond::Eq(..) => {}
-            Cond::Atom(a) => {
-                if task.preds[a.pred as usize].kind == PredKind::Fluent {
-                    let args: Vec<ObjId> = a.args.iter().map(|&x| arg(x, &self.b)).collect();
-                    out.atoms
-                        .push((task.atom_key(a.pred, &args), Label::Atom(a.pred, args)));
-                }
-            }
-            Cond::Not(inner, _) => self.reads_of(inner, out, h),
-            Cond::And(parts) | Cond::Or(parts, _) => {
-                for p in parts {
-                    self.reads_of(p, out, h);
-                }
-            }
-            Cond::Imply(x, y) => {
-                self.reads_of(x, out, h);
-                self.reads_of(y, out, h);
-            }
-            Cond::Quant { vars, body, .. } => self.reads_quantified(vars, body, out, h),
-            Cond::Compare(_, l, r, _) => {
-                self.fluents_of(l, &mut out.fluents);
-                self.fluents_of(r, &mut out.fluents);
-            }
-        }
-    }
-
-    fn reads_quantified(
-        &mut self,
-        vars: &[crate::task::QVar],
-        body: &Cond,
-        out: &mut Reads,
-        h: usize,
-    ) {
-        let Some((first, rest)) = vars.split_first() else {
-            return self.reads_of(body, out, h);
-        };
-        let task = self.task;
-        if self.b.len() <= first.slot as usize {
-            self.b.resize(first.slot as usize + 1, 0);
-        }
-        for &o in &task.domains[first.domain as usize] {
-            self.b[first.slot as usize] = o;
-            self.reads_quantified(rest, body, out, h);
-        }
-    }
-
-    fn fluents_of(&self, e: &NumExpr, out: &mut Vec<(Key, Label)>) {
-        match e {
-            NumExpr::Fluent(f) => {
-                let args: Vec<ObjId> = f.args.iter().map(|&x| arg(x, &self.b)).collect();
-                out.push((
-                    self.task.value_key(f.func, &args),
-                    Label::Fluent(f.func, args),
-                ));
-            }
-            NumExpr::Arith(_, args) => args.iter().for_each(|a| self.fluents_of(a, out)),
-            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
-        }
-    }
-
-    /// What effects change (and, for numeric effects, read), under binding `b`.
-    fn changes_of(&mut self, effs: &[Eff], b: &mut Vec<ObjId>, h: usize, out: &mut Changes) {
-        let task = self.task;
-        for e in effs {
-            match e {
-                Eff::Add(a) | Eff::Del(a) => {
-                    let args: Vec<ObjId> = a.args.iter().map(|&x| arg(x, b)).collect();
-                    out.atoms.push((
-                        task.atom_key(a.pred, &args),
-                        Label::Atom(a.pred, args),
-                        matches!(e, Eff::Add(_)),
-                    ));
-                }
-                Eff::Num {
-                    op, target, value, ..
-                } => {
-                    let args: Vec<ObjId> = target.args.iter().map(|&x| arg(x, b)).collect();
-                    let saved = std::mem::replace(&mut self.b, b.clone());
-                    let mut reads = Vec::new();
-                    self.fluents_of(value, &mut reads);
-                    self.b = saved;
-                    out.fluents.push((
-                        task.value_key(target.func, &args),
-                        Label::Fluent(target.func, args),
-                        *op,
-                        reads,
-                    ));
-                }
-                Eff::When { cond, body } => {
-                    if matches!(task.eval(&self.state, cond, b, h), Ok(true)) {
-                        self.changes_of(body, b, h, out);
-                    }
-                }
-                Eff::Forall { vars, body } => self.changes_forall(vars, body, b, h, out),
-            }
-        }
-    }
-
-    fn changes_forall(
-        &mut self,
-        vars: &[crate::task::QVar],
-        body: &[Eff],
-        b: &mut Vec<ObjId>,
-        h: usize,
-        out: &mut Changes,
-    ) {
-        let Some((first, rest)) = vars.split_first() else {
-            return self.changes_of(body, b, h, out);
-        };
-        let task = self.task;
-        if b.len() <= first.slot as usize {
-            b.resize(first.slot as usize + 1, 0);
-        }
-        for &o in &task.domains[first.domain as usize] {
-            b[first.slot as usize] = o;
-            self.changes_forall(rest, body, b, h, out);
+/// The steps running after a happening: starts join, ends leave.
+pub(crate) fn update_open(open: &mut Vec<usize>, group: &[Ev]) {
+    for e in group {
+        match e.event {
+            Event::Start => open.push(e.step),
+            Event::End => open.retain(|&s| s != e.step),
+            Event::Invariant | Event::Instant => {}
         }
     }
 }
@@ -740,193 +554,6 @@ fn duration_holds(op: CmpOp, d: f64, want: f64, tolerance: f64) -> bool {
         CmpOp::Ge => tolerance >= want - d,
         CmpOp::Le => d - want <= tolerance,
         CmpOp::Eq => (d - want).abs() < tolerance,
-    }
-}
-
-/// A ground atom or fluent, to name it in a message.
-#[derive(Clone, Debug)]
-enum Label {
-    Atom(u32, Vec<ObjId>),
-    Fluent(u32, Vec<ObjId>),
-}
-
-impl Label {
-    fn text(&self, task: &Task) -> String {
-        match self {
-            Label::Atom(p, args) => {
-                task.ground_text(&task.preds[*p as usize].sym.name.to_lowercase(), args)
-            }
-            Label::Fluent(f, args) => task.fluent_text(*f, args),
-        }
-    }
-}
-
-#[derive(Default)]
-struct Reads {
-    atoms: Vec<(Key, Label)>,
-    fluents: Vec<(Key, Label)>,
-}
-
-type FluentChange = (Key, Label, AssignOp, Vec<(Key, Label)>);
-
-#[derive(Default)]
-struct Changes {
-    atoms: Vec<(Key, Label, bool)>,
-    fluents: Vec<FluentChange>,
-}
-
-/// How an atom or fluent is held in a happening (VAL's `ownership`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Own {
-    /// Read by a condition.
-    Pre,
-    /// Added (atoms) or increased/decreased (fluents).
-    Add,
-    /// Deleted.
-    Del,
-    /// Read by the event's own condition, then added.
-    AddPre,
-    /// Read by the event's own condition, then deleted.
-    DelPre,
-    /// Assigned, scaled (fluents).
-    Assign,
-}
-
-/// A clash: the other event (`None` when there is no other, e.g. an event that assigns a
-/// fluent twice), how it held the atom or fluent, what this event did to it, and which.
-struct Clash {
-    other: Option<usize>,
-    held: Own,
-    verb: &'static str,
-    label: Label,
-}
-
-/// How one atom or fluent is held in a happening: by one event, or shared by several
-/// readers (`owner: None`), and every event that claimed it, in order.
-struct Hold {
-    owner: Option<usize>,
-    own: Own,
-    holders: Vec<usize>,
-}
-
-impl Hold {
-    fn new(i: usize, own: Own) -> Hold {
-        Hold {
-            owner: Some(i),
-            own,
-            holders: vec![i],
-        }
-    }
-
-    fn clash(&self, i: usize, verb: &'static str, label: Label) -> Option<Clash> {
-        Some(Clash {
-            other: self.holders.iter().copied().find(|&h| h != i),
-            held: self.own,
-            verb,
-            label,
-        })
-    }
-
-    fn claim(&mut self, i: usize) {
-        if !self.holders.contains(&i) {
-            self.holders.push(i);
-        }
-    }
-}
-
-/// Who holds which atom and fluent in one happening, by event index in the group.
-#[derive(Default)]
-struct Owners {
-    atoms: FxHashMap<Key, Hold>,
-    fluents: FxHashMap<Key, Hold>,
-}
-
-impl Owners {
-    /// A condition of event `i` reads atom `key` (before any effect is claimed, so every
-    /// earlier claim is a read: a second reader shares it).
-    fn read_atom(&mut self, key: Key, i: usize) {
-        match self.atoms.get_mut(&key) {
-            Some(hold) => {
-                if hold.owner != Some(i) {
-                    hold.owner = None;
-                }
-                hold.claim(i);
-            }
-            None => {
-                self.atoms.insert(key, Hold::new(i, Own::Pre));
-            }
-        }
-    }
-
-    /// A condition or a numeric right-hand side of event `i` reads fluent `key`.
-    fn read_fluent(&mut self, key: Key, label: Label, i: usize) -> Option<Clash> {
-        match self.fluents.get_mut(&key) {
-            None => {
-                self.fluents.insert(key, Hold::new(i, Own::Pre));
-                None
-            }
-            Some(hold) if hold.owner == Some(i) => None,
-            Some(hold) if hold.own == Own::Pre => {
-                hold.owner = None;
-                hold.claim(i);
-                None
-            }
-            Some(hold) => hold.clash(i, "reads", label),
-        }
-    }
-
-    /// Event `i` adds (`add`) or deletes atom `key` (VAL's `ownsForAdd`/`ownsForDel`).
-    fn change_atom(&mut self, key: Key, label: Label, add: bool, i: usize) -> Option<Clash> {
-        let mine = if add { Own::Add } else { Own::Del };
-        let verb = if add { "adds" } else { "deletes" };
-        match self.atoms.get_mut(&key) {
-            None => {
-                self.atoms.insert(key, Hold::new(i, mine));
-                None
-            }
-            // Another event holds it in any other way (even both adding after one of them
-            // read it): VAL's `po->second.first != a && po->second.second != E_ADD`.
-            Some(hold) if hold.owner != Some(i) && hold.own != mine => hold.clash(i, verb, label),
-            Some(hold) => {
-                if hold.owner == Some(i) && hold.own == Own::Pre {
-                    hold.own = if add { Own::AddPre } else { Own::DelPre };
-                }
-                hold.claim(i);
-                None
-            }
-        }
-    }
-
-    /// Event `i` updates fluent `key` with `op` (VAL's `markOwnedEffectFE`).
-    fn change_fluent(&mut self, key: Key, label: Label, op: AssignOp, i: usize) -> Option<Clash> {
-        let additive = matches!(op, AssignOp::Increase | AssignOp::Decrease);
-        let mine = if additive { Own::Add } else { Own::Assign };
-        match self.fluents.get_mut(&key) {
-            None => {
-                self.fluents.insert(key, Hold::new(i, mine));
-                None
-            }
-            Some(hold) if hold.owner != Some(i) => {
-                if hold.own == Own::Add && additive {
-                    // Increases and decreases by several events commute.
-                    hold.owner = None;
-                    hold.claim(i);
-                    None
-                } else {
-                    hold.clash(i, "updates", label)
-                }
-            }
-            Some(hold) => match hold.own {
-                Own::Pre => {
-                    hold.own = mine;
-                    None
-                }
-                Own::Add if additive => None,
-                Own::Add | Own::Assign | Own::Del | Own::AddPre | Own::DelPre => {
-                    hold.clash(i, "updates", label)
-                }
-            },
-        }
     }
 }
 

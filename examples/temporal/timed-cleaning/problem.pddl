@@ -1,0 +1,7 @@
+(define (problem mop-lobby)
+  (:domain timed-cleaning)
+  (:objects lobby - room)
+  (:init (robot-at lobby) (dirty lobby) (has-sign)
+         (= (mop-time lobby) 5) (= (dry-time lobby) 20) (= (danger) 0))
+  (:goal (and (clean lobby) (not (wet lobby)) (has-sign) (<= (danger) 0)))
+  (:metric minimize (total-time)))
