@@ -30,7 +30,14 @@
 //! Three ways in, one engine:
 //! - [`Task::validate`] / [`Validator`] for whole plans ([`Validator`] reuses its buffers);
 //! - [`Task::validate_batch`] for many plans on all cores (rayon), results in input order;
-//! - [`Monitor`] for online use: [`Monitor::check`] an action, then [`Monitor::apply`] it.
+//! - [`Monitor`] for online use: [`Monitor::check`] an action, then [`Monitor::apply`] it;
+//!   [`TimedMonitor`] for a robot executive that dispatches durative actions and reports
+//!   their starts and ends as they happen.
+//!
+//! Tasks with durative actions (PDDL 2.1 level 3) take timed plans and run them as VAL
+//! does, happening by happening (SEMANTICS.md §2b): [`Task::is_temporal`], the failure kinds
+//! [`FailureKind::DurationConstraint`], [`FailureKind::InvariantViolated`] and
+//! [`FailureKind::Mutex`], and [`Timing`] on every failure of a timed plan.
 //!
 //! # Safety
 //!
@@ -108,6 +115,7 @@ pub use safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode, 
 pub use state::State;
 pub use task::{CompileOptions, Durative, ObjId, Object, Task, TaskError};
 pub use temporal::DEFAULT_TOLERANCE;
+pub use temporal::monitor::{RunningId, TimedError, TimedMonitor};
 pub use validate::{GroundAction, ValidateOptions, Validator};
 pub use verdict::{
     Binding, Event, Failure, FailureKind, FinalState, FluentValue, SourceRef, Timing, Unmet,

@@ -144,6 +144,24 @@ impl<'t> Monitor<'t> {
                 timing: None,
             });
         };
+        if schema.durative.is_some() {
+            return Err(Failure {
+                kind: FailureKind::UnknownAction,
+                step: Some(k),
+                action: Some(task.action_text(action)),
+                message: format!(
+                    "`{}` is a durative action; this monitor runs instantaneous actions one \
+                     after another",
+                    schema.name
+                ),
+                unmet: Vec::new(),
+                advice: vec![
+                    "report its start and end to a TimedMonitor, which knows about time".into(),
+                ],
+                source: None,
+                timing: None,
+            });
+        }
         let text = || task.action_text(action);
         let mut b: Vec<ObjId> = action.args.clone();
         b.resize(schema.slots, 0);

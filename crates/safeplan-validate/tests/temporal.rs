@@ -337,3 +337,56 @@ fn durative_safety_tasks_get_their_hand_computed_verdicts() {
         );
     }
 }
+
+#[test]
+fn the_timed_monitor_checks_each_event_as_it_comes() {
+    use safeplan_validate::{TimedError, TimedMonitor};
+    let t = task("", "(>= (battery) 7)");
+    let mut m = TimedMonitor::new(&t, 0.01);
+    let make = t.ground("make-p", &[]).expect("ground");
+    let hold = t.ground("hold-p", &[]).expect("ground");
+    let drop = t.ground("drop-p", &[]).expect("ground");
+    let charge = t.ground("charge", &[]).expect("ground");
+    let ping = t.ground("ping", &[]).expect("ground");
+    // (p) is false: hold-p may start (its condition is over all), but its own invariant
+    // would be false right after its start.
+    let refused = |r: Result<_, TimedError>| match r {
+        Err(TimedError::Refused(f)) => (f.kind, f.timing.map(|t| t.event)),
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(
+        refused(m.check_start(&hold, 0.0)),
+        (FailureKind::InvariantViolated, Some(Event::Start))
+    );
+    let p_made = m.start(&make, 0.0).expect("make-p starts");
+    // Ending before its duration is up is refused; ending on time is fine.
+    assert_eq!(
+        refused(m.check_end(p_made, 0.5)),
+        (FailureKind::DurationConstraint, Some(Event::End))
+    );
+    m.end(p_made, 1.0).expect("make-p ends");
+    let held = m.start(&hold, 1.0).expect("hold-p starts");
+    // drop-p would delete (p) while hold-p runs.
+    assert_eq!(
+        refused(m.check_start(&drop, 2.0)),
+        (FailureKind::InvariantViolated, Some(Event::Start))
+    );
+    assert!(matches!(
+        m.happen(&make, 2.0),
+        Err(TimedError::WrongKind(_))
+    ));
+    m.happen(&ping, 2.0).expect("ping needs (p), which holds");
+    assert!(matches!(
+        m.start(&charge, 1.5),
+        Err(TimedError::TimeWentBack { .. })
+    ));
+    m.end(held, 3.0).expect("hold-p ends");
+    assert!(matches!(m.end(held, 3.0), Err(TimedError::NotRunning(_))));
+    // `?duration` at the end is the time charge actually ran: 2 · 3.5 = 7.
+    let charging = m.start(&charge, 3.0).expect("charge starts");
+    assert!(!m.goal_reached(), "charge is still running");
+    m.end(charging, 6.5)
+        .expect("charge ends within its bound of 10");
+    assert_eq!(t.value(m.state(), "battery", &[]), Some(7.0));
+    assert!(m.goal_reached());
+}

@@ -36,6 +36,7 @@ use crate::validate::{ValidateOptions, step_text};
 use crate::verdict::{Event, Failure, FailureKind, SourceRef, Timing, Verdict, Warning};
 
 mod interference;
+pub(crate) mod monitor;
 pub(crate) mod safety;
 
 /// VAL's default tolerance (`-t`), in plan time units.
