@@ -13,6 +13,9 @@
 //!   corpus by itself. Differential tests compare the engine (and the planner) with it.
 //! - [`gen`] is a proptest strategy for small random tasks and plans that exercise every
 //!   feature the engine supports.
+//! - [`temporal`](mod@temporal) is the reference for timed plans of durative actions, in the
+//!   simplest form (a list of happenings over a set of strings), and [`gen_temporal`] draws
+//!   small temporal tasks and plans for it.
 //!
 //! Design choices: the reference interpreter shares nothing with the engine but the AST
 //! (no interning, no grounding, no bitsets), so a bug in compilation cannot hide in both;
@@ -26,7 +29,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod r#gen;
+pub mod gen_temporal;
 pub mod reference;
+pub mod temporal;
 
 use std::path::PathBuf;
 

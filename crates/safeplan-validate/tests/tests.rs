@@ -7,6 +7,7 @@ mod safety;
 mod scale;
 mod semantics;
 mod temporal;
+mod temporal_differential;
 mod temporal_ipc;
 
 pub use safeplan_testkit::{data_dir, r#gen, reference};

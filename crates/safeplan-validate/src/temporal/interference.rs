@@ -188,7 +188,19 @@ impl Run<'_, '_> {
     /// `when` that fires (VAL claims it as read when it holds).
     fn changes_of(&mut self, effs: &[Eff], b: &mut Vec<ObjId>, h: usize, out: &mut Vec<Claim>) {
         let task = self.task;
-        for e in effs {
+        // VAL claims in this order (`Action::handleEffects`): adds, deletes, conditional
+        // effects, numeric effects, `forall` effects. The order decides corner cases, such
+        // as an event that adds and deletes one atom beside another event that adds it.
+        let rank = |e: &Eff| match e {
+            Eff::Add(_) => 0,
+            Eff::Del(_) => 1,
+            Eff::When { .. } => 2,
+            Eff::Num { .. } => 3,
+            Eff::Forall { .. } => 4,
+        };
+        let mut ordered: Vec<&Eff> = effs.iter().collect();
+        ordered.sort_by_key(|e| rank(e));
+        for e in ordered {
             match e {
                 Eff::Add(a) | Eff::Del(a) => {
                     let args: Vec<ObjId> = a.args.iter().map(|&x| arg(x, b)).collect();
