@@ -13,6 +13,8 @@
 //!   The counter is one item per plan, so divan's `item/s` is plans per second.
 //! - `steps`: the longest valid plans of the IPC corpus, one reused [`Validator`] per task;
 //!   the counter is the number of steps, so `item/s` is plan steps per second.
+//! - `temporal`: plans of durative actions from the temporal IPC corpus (issue 19), one
+//!   reused [`Validator`] per task; `item/s` is plan steps per second.
 //! - `compile`: [`Task::compile`] on an already parsed domain and problem.
 //!
 //! Reading and parsing files, compiling (except in `compile`) and building the validator are
@@ -233,6 +235,51 @@ mod steps {
     #[divan::bench(args = IPC_CASES, sample_count = 500)]
     fn validator(bencher: Bencher, name: &str) {
         if let Some(case) = ipc_case(name) {
+            bench_reused(bencher, case, case.plan.steps.len());
+        }
+    }
+}
+
+/// Temporal plans of the ipc-temporal corpus (issue 19), one reused [`Validator`] per task
+/// at VAL's default tolerance; the counter is the number of steps.
+const TEMPORAL_CASES: [&str; 3] = [
+    "transport-temporal-numeric/instance-2",
+    "depots-time/instance-2",
+    "match-cellar/instance-4",
+];
+
+static TEMPORAL: LazyLock<Vec<Case>> = LazyLock::new(|| {
+    let Some(data) = data_dir("the temporal plans") else {
+        return Vec::new();
+    };
+    TEMPORAL_CASES
+        .iter()
+        .map(|name| {
+            let (folder, problem) = name
+                .split_once('/')
+                .expect("TEMPORAL_CASES entries are folder/problem");
+            let dir = data.join("ipc-temporal").join(folder);
+            let plan = safeplan_benches::read_plan(&dir.join(format!("plans/{problem}.plan")))
+                .unwrap_or_else(|e| panic!("benchmark input {name}: {e}"));
+            case(
+                format!("ipc-temporal/{name}"),
+                &dir.join("domain.pddl"),
+                &dir.join(format!("{problem}.pddl")),
+                plan,
+            )
+        })
+        .collect()
+});
+
+mod temporal {
+    use super::*;
+
+    #[divan::bench(args = TEMPORAL_CASES, sample_count = 500)]
+    fn validator(bencher: Bencher, name: &str) {
+        if let Some(case) = TEMPORAL
+            .iter()
+            .find(|c| c.label.strip_prefix("ipc-temporal/") == Some(name))
+        {
             bench_reused(bencher, case, case.plan.steps.len());
         }
     }
