@@ -474,19 +474,22 @@ impl Task {
     }
 
     /// The verdict of one plan: text, a list of step strings, or a list of (name, args)
-    /// pairs; `lenient=True` reads an LLM reply (steps picked out of prose and lists).
-    #[pyo3(signature = (plan, *, lenient=false, keep_going=false))]
+    /// pairs; `lenient=True` reads an LLM reply (steps picked out of prose and lists). For
+    /// a domain with durative actions the plan is timed (`t: (step) [d]`) and `tolerance`
+    /// is VAL's `-t` (default 0.01).
+    #[pyo3(signature = (plan, *, lenient=false, keep_going=false, tolerance=None))]
     fn validate(
         &self,
         py: Python<'_>,
         plan: &Bound<'_, PyAny>,
         lenient: bool,
         keep_going: bool,
+        tolerance: Option<f64>,
     ) -> PyResult<Verdict> {
         let plan = read_plan(py, plan, lenient, "plan")?;
-        #[allow(clippy::needless_update)]
         let options = ValidateOptions {
             keep_going,
+            tolerance: check_tolerance(tolerance)?,
             ..ValidateOptions::default()
         };
         let mut validator = Validator::new(&self.task, options);
@@ -525,21 +528,22 @@ impl Task {
     }
 
     /// The verdicts of many plans, in order, validated in parallel without the GIL.
-    #[pyo3(signature = (plans, *, lenient=false, keep_going=false))]
+    #[pyo3(signature = (plans, *, lenient=false, keep_going=false, tolerance=None))]
     fn validate_many(
         &self,
         py: Python<'_>,
         plans: &Bound<'_, PyAny>,
         lenient: bool,
         keep_going: bool,
+        tolerance: Option<f64>,
     ) -> PyResult<Vec<Verdict>> {
         let mut read = Vec::new();
         for (i, plan) in plans.try_iter()?.enumerate() {
             read.push(read_plan(py, &plan?, lenient, &format!("plan {}", i + 1))?);
         }
-        #[allow(clippy::needless_update)]
         let options = ValidateOptions {
             keep_going,
+            tolerance: check_tolerance(tolerance)?,
             ..ValidateOptions::default()
         };
         let task = self.task.clone();
@@ -548,6 +552,17 @@ impl Task {
             .into_iter()
             .map(|inner| Verdict { inner })
             .collect())
+    }
+}
+
+/// VAL's tolerance as given from Python: a positive, finite number, or `None` for VAL's
+/// default.
+fn check_tolerance(tolerance: Option<f64>) -> PyResult<Option<f64>> {
+    match tolerance {
+        Some(t) if !(t.is_finite() && t > 0.0) => Err(pyo3::exceptions::PyValueError::new_err(
+            format!("tolerance must be a positive number of plan time units, like 0.001; got {t}"),
+        )),
+        other => Ok(other),
     }
 }
 

@@ -49,6 +49,51 @@ def test_the_ipc_manifest_agrees_with_val(data):
     assert checked == len(rows) == 1113
 
 
+KIND = {
+    "precondition": "unsatisfied_precondition",
+    "goal_not_satisfied": "unsatisfied_goal",
+    "invariant": "invariant_violated",
+    "duration_constraint": "duration_constraint",
+    "mutex": "mutex",
+    "type_error": "type_mismatch",
+    "bad_plan_description": "unknown_action",
+    "crash": "arity_mismatch",
+}
+
+
+def test_the_temporal_manifest_agrees_with_val(data):
+    """Every pair of the temporal IPC corpus (durative actions), through Task.validate_many at
+    VAL's -t 0.001: validity and failure kind equal VAL's (SEMANTICS.md maps VAL's crash and
+    "Bad plan description" to the precise kinds); the failing step and time too, except for the
+    one pair where VAL's choice among simultaneous failures follows memory addresses."""
+    root = data / "ipc-temporal"
+    rows = [json.loads(l) for l in (root / "manifest.jsonl").read_text().splitlines() if l.strip()]
+    by_task = collections.defaultdict(list)
+    for row in rows:
+        by_task[(row["domain"], row["problem"])].append(row)
+    checked = 0
+    for (domain, problem), pairs in by_task.items():
+        task = safeplan.load_task(root / domain, root / problem)
+        verdicts = task.validate_many([(root / r["plan"]).read_text() for r in pairs], tolerance=0.001)
+        for row, verdict in zip(pairs, verdicts):
+            assert verdict.valid == row["valid"], (row["plan"], verdict)
+            if row["valid"]:
+                # VAL's "Final value": the metric, or the number of steps without one.
+                value = verdict.metric if verdict.metric is not None else verdict.steps
+                assert abs(value - row["value"]) < 1e-3, (row["plan"], value, row["value"])
+            else:
+                failure = verdict.failure
+                assert failure["kind"] == KIND[row["failure"]["kind"]], (row, failure)
+                if row["failure"].get("time") is not None:
+                    assert abs(failure["timing"]["time"] - row["failure"]["time"]) < 1e-3, (row, failure)
+                if row["failure"].get("step") and not row["plan"].endswith("instance-1.fmt_no_durations.plan"):
+                    assert failure["step"] == row["failure"]["step"], (row, failure)
+            checked += 1
+    assert checked == len(rows) == 551
+    with pytest.raises(ValueError, match="tolerance"):
+        task.validate("0: (x) [1]", tolerance=-1.0)
+
+
 def test_the_despite_oracle_agrees(data, oracle):
     """DESPITE's verdicts (score, F, S, SI) on its six demo tasks, through SafetyTask;
     the plan text is the steps joined by spaces, as DESPITE received them."""

@@ -71,9 +71,16 @@ class Task:
         domain_file: str = "domain.pddl",
         problem_file: str = "problem.pddl",
     ) -> None: ...
-    def validate(self, plan: PlanLike, *, lenient: bool = False, keep_going: bool = False) -> Verdict: ...
+    def validate(
+        self, plan: PlanLike, *, lenient: bool = False, keep_going: bool = False, tolerance: Optional[float] = None
+    ) -> Verdict: ...
     def validate_many(
-        self, plans: Iterable[PlanLike], *, lenient: bool = False, keep_going: bool = False
+        self,
+        plans: Iterable[PlanLike],
+        *,
+        lenient: bool = False,
+        keep_going: bool = False,
+        tolerance: Optional[float] = None,
     ) -> list[Verdict]: ...
     def find_plan(
         self, *, algorithm: str = "astar", max_states: Optional[int] = None, max_memory_mib: int = 4096, time_limit: Optional[float] = None
