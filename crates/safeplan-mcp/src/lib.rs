@@ -30,7 +30,7 @@ use safeplan_pddl::{
     CheckOptions, FileKind, LineIndex, Severity, check_domain, check_plan, check_problem,
     extract_plan, parse_domain, parse_plan, parse_problem, write_domain, write_problem,
 };
-use safeplan_validate::{SafetyOptions, SafetyTask, Task};
+use safeplan_validate::{SafetyOptions, SafetyTask, Task, ValidateOptions};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -103,6 +103,10 @@ pub struct ValidateInput {
     /// Read the plan leniently, as an LLM reply (steps picked out of prose and lists).
     #[serde(default)]
     pub lenient: bool,
+    /// For a domain with durative actions (timed plans, `t: (action arg ...) [d]`): VAL's
+    /// `-t` tolerance in plan time units, default 0.01.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
     /// Files instead of text.
     #[serde(flatten)]
     pub paths: Paths,
@@ -371,8 +375,23 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         ));
     }
     let plan = parsed.value.unwrap_or_default();
-    let verdict = task.validate(&plan);
-    let safety = match SafetyTask::new(&domain, &problem, &SafetyOptions::default()) {
+    if let Some(t) = input.tolerance
+        && !(t.is_finite() && t > 0.0)
+    {
+        return tool_error(format!(
+            "tolerance must be a positive number of plan time units, like 0.001; got {t}"
+        ));
+    }
+    let options = ValidateOptions {
+        tolerance: input.tolerance,
+        ..ValidateOptions::default()
+    };
+    let verdict = task.validate_with(&plan, &options);
+    let safety_options = SafetyOptions {
+        tolerance: input.tolerance,
+        ..SafetyOptions::default()
+    };
+    let safety = match SafetyTask::new(&domain, &problem, &safety_options) {
         Ok(Some(st)) => Some(st.evaluate(&plan)),
         Ok(None) => None,
         Err(e) => return tool_error(format!("the safety-augmented task does not compile: {e}")),

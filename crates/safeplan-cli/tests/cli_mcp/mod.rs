@@ -76,6 +76,28 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
         assert_eq!(verdict["failure"]["kind"], cli["failure"]["kind"]);
         assert_eq!(verdict["failure"]["message"], cli["failure"]["message"]);
 
+        // A timed plan of durative actions: 1.005 is 1 within VAL's default tolerance, not
+        // within -t 0.001; a tolerance that is not positive is a tool error.
+        let timed = json!({
+            "domain": "(define (domain t) (:requirements :durative-actions) (:predicates (done)) \
+                       (:durative-action w :parameters () :duration (= ?duration 1) \
+                       :condition (and) :effect (at end (done))))",
+            "problem": "(define (problem t) (:domain t) (:init) (:goal (done)))",
+            "plan": "0.000: (w) [1.005]",
+        });
+        let loose = client.call_tool(call("validate_plan", timed.clone())).await.expect("a result");
+        assert_eq!(loose.structured_content.as_ref().expect("structured")["verdict"]["valid"], true);
+        let mut strict_args = timed.clone();
+        strict_args["tolerance"] = json!(0.001);
+        let strict = client.call_tool(call("validate_plan", strict_args)).await.expect("a result");
+        let failure = &strict.structured_content.as_ref().expect("structured")["verdict"]["failure"];
+        assert_eq!(failure["kind"], "duration_constraint");
+        assert_eq!(failure["timing"]["event"], "start");
+        let mut bad_args = timed;
+        bad_args["tolerance"] = json!(0);
+        let refused = client.call_tool(call("validate_plan", bad_args)).await.expect("a result");
+        assert_eq!(refused.is_error, Some(true));
+
         // Bad calls: malformed PDDL (with line:col), an oversized input, a plan that does not
         // read, a task that is not safety-augmented; each an isError result.
         let bad = client
