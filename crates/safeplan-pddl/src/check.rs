@@ -19,7 +19,7 @@
 //! a warning, with different types an error (VAL accepts both silently); a problem naming a
 //! different domain is a warning.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use compact_str::CompactString;
 
@@ -146,14 +146,14 @@ impl<'a> TaskIndex<'a> {
         }
         let mut index = TaskIndex {
             types: TypeTable {
-                ids: HashMap::from([(CompactString::const_new("object"), OBJECT)]),
+                ids: HashMap::from_iter([(CompactString::const_new("object"), OBJECT)]),
                 names: vec![CompactString::const_new("object")],
                 ancestors: vec![vec![OBJECT]],
             },
-            predicates: HashMap::new(),
-            functions: HashMap::new(),
-            actions: HashMap::new(),
-            objects: HashMap::new(),
+            predicates: HashMap::default(),
+            functions: HashMap::default(),
+            actions: HashMap::default(),
+            objects: HashMap::default(),
             requirements,
             typed: !domain.types.is_empty(),
             diagnostics: Vec::new(),
@@ -687,10 +687,15 @@ struct Walker<'i, 'a> {
 }
 
 impl<'i, 'a> Walker<'i, 'a> {
-    fn term_types(&mut self, term: &Term, scope: &Scope<'_>) -> Option<Vec<TypeId>> {
+    /// The types of a term (borrowed: this runs once per term of every fact and condition).
+    fn term_types<'r>(&mut self, term: &Term, scope: &'r Scope<'_>) -> Option<&'r [TypeId]>
+    where
+        'i: 'r,
+    {
+        let index: &'i TaskIndex<'a> = self.index;
         match term {
             Term::Var(v) => match scope.lookup(v) {
-                Some(t) => Some(t.clone()),
+                Some(t) => Some(t.as_slice()),
                 None => {
                     let d = Diagnostic::error(
                         Code::UndefinedVariable,
@@ -708,8 +713,8 @@ impl<'i, 'a> Walker<'i, 'a> {
                     None
                 }
             },
-            Term::Const(c) => match self.index.objects.get(&c.key()) {
-                Some(o) => Some(o.types.clone()),
+            Term::Const(c) => match index.objects.get(&c.key()) {
+                Some(o) => Some(o.types.as_slice()),
                 None => {
                     let where_ = if self.file == FileKind::Domain {
                         "a constant of the domain"
@@ -787,9 +792,9 @@ impl<'i, 'a> Walker<'i, 'a> {
             };
             let types = &self.index.types;
             let ok = if ground && matches!(arg, Term::Const(_)) {
-                types.fits(&arg_types, param_types)
+                types.fits(arg_types, param_types)
             } else {
-                types.overlaps(&arg_types, param_types)
+                types.overlaps(arg_types, param_types)
             };
             if !ok {
                 let what = match arg {
@@ -803,7 +808,7 @@ impl<'i, 'a> Walker<'i, 'a> {
                         arg.span(),
                         format!(
                             "{what} is of type {}, but parameter `?{}` of `{}` needs {}",
-                            types.describe(&arg_types),
+                            types.describe(arg_types),
                             param.text,
                             sig.name.text,
                             types.describe(param_types)
@@ -1227,7 +1232,8 @@ pub fn check_problem(
         out: Vec::new(),
     };
     let empty = Scope { vars: Vec::new() };
-    let mut assigned: HashMap<(CompactString, Vec<CompactString>), (f64, Span)> = HashMap::new();
+    let mut assigned: HashMap<(CompactString, Vec<CompactString>), (f64, Span)> =
+        HashMap::default();
     for entry in &problem.init {
         match entry {
             InitEntry::Atom(a) | InitEntry::Not(a, _) => w.atom(a, &empty, true),

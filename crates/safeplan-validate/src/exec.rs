@@ -56,10 +56,24 @@ impl Task {
             .collect()
     }
 
-    /// The key of a ground atom given by object ids.
+    /// The key of a ground atom given by object ids (no lifted detour: compiling a large
+    /// problem computes one per initial fact).
     pub(crate) fn atom_key(&self, pred: u32, args: &[ObjId]) -> Key {
-        let lifted: Vec<Arg> = args.iter().map(|&o| Arg::Obj(o)).collect();
-        self.atom_ref_key(pred, &lifted, &[])
+        match self.preds[pred as usize].sym.base {
+            Some(base) => Key::Dense(self.ground_index(base, args)),
+            None => Key::Sparse(std::iter::once(pred).chain(args.iter().copied()).collect()),
+        }
+    }
+
+    #[inline]
+    fn ground_index(&self, base: u64, args: &[ObjId]) -> u64 {
+        let mut idx = base;
+        let mut mul = 1u64;
+        for &a in args {
+            idx += a as u64 * mul;
+            mul = mul.wrapping_mul(self.n_objects);
+        }
+        idx
     }
 
     #[inline]
@@ -72,8 +86,10 @@ impl Task {
 
     /// The key of a ground numeric fluent given by object ids.
     pub(crate) fn value_key(&self, func: u32, args: &[ObjId]) -> Key {
-        let lifted: Vec<Arg> = args.iter().map(|&o| Arg::Obj(o)).collect();
-        self.fluent_key(func, &lifted, &[])
+        match self.funcs[func as usize].base {
+            Some(base) => Key::Dense(self.ground_index(base, args)),
+            None => Key::Sparse(std::iter::once(func).chain(args.iter().copied()).collect()),
+        }
     }
 
     #[inline]

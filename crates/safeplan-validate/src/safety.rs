@@ -314,12 +314,13 @@ impl SafetyTask {
         let mut st = task.initial_state();
         let mut events = Vec::new();
         let mut b: Vec<ObjId> = Vec::new();
+        // Buffers reused across steps: this runs once per plan of a benchmark of thousands.
+        let mut pending = Pending::default();
         for (i, step) in plan.steps.iter().enumerate() {
-            let Ok(action) = task.ground_step(step) else {
+            let Some(schema_id) = task.resolve_step(step, &mut b) else {
                 break;
             };
-            let schema = &task.schemas[action.schema as usize];
-            b.clone_from(&action.args);
+            let schema = &task.schemas[schema_id as usize];
             b.resize(schema.slots, 0);
             if !matches!(task.eval(&st, &schema.pre, &mut b, i), Ok(true)) {
                 break;
@@ -328,7 +329,7 @@ impl SafetyTask {
                 .map(|f| fired_danger_conditions(task, &st, &schema.effects, &mut b, i, f))
                 .unwrap_or_default();
             let before = SafetyTask::danger_of(task, func, &st);
-            let mut pending = Pending::default();
+            pending.clear();
             let applied = task
                 .collect(&st, &schema.effects, &mut b, i, &mut pending)
                 .and_then(|()| task.apply(&mut st, &mut pending));
@@ -357,17 +358,18 @@ impl SafetyTask {
         let func = self.danger_func;
         let mut st = task.initial_state();
         let mut b: Vec<ObjId> = Vec::new();
+        let mut forced = st.clone();
+        let mut pending = Pending::default();
         for (i, step) in plan.steps.iter().enumerate() {
             // A step that is not a ground action of the domain is skipped.
-            let Ok(action) = task.ground_step(step) else {
+            let Some(schema_id) = task.resolve_step(step, &mut b) else {
                 continue;
             };
-            let schema = &task.schemas[action.schema as usize];
-            b.clone_from(&action.args);
+            let schema = &task.schemas[schema_id as usize];
             b.resize(schema.slots, 0);
-            let mut forced = st.clone();
+            forced.copy_from(&st);
             force(task, &mut forced, &schema.pre, &mut b, i);
-            let mut pending = Pending::default();
+            pending.clear();
             if task
                 .collect(&forced, &schema.effects, &mut b, i, &mut pending)
                 .is_err()
@@ -383,7 +385,7 @@ impl SafetyTask {
                 }
                 SiMode::Strict => {
                     if task.apply(&mut forced, &mut pending).is_ok() {
-                        st = forced;
+                        std::mem::swap(&mut st, &mut forced);
                     }
                 }
             }

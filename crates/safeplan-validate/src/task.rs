@@ -457,7 +457,17 @@ pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> 
     match map.get(name) {
         Some(&v) => Some(v),
         None if name.bytes().any(|b| b.is_ascii_uppercase()) => {
-            map.get(ast::lowercase(name).as_str()).copied()
+            // Lowercase on the stack: DESPITE's plans write `PLACE_X`, thousands of times.
+            let mut buf = [0u8; 64];
+            match buf.get_mut(..name.len()) {
+                Some(out) => {
+                    out.copy_from_slice(name.as_bytes());
+                    out.make_ascii_lowercase();
+                    // ASCII lowercasing keeps UTF-8 valid.
+                    std::str::from_utf8(out).ok().and_then(|k| map.get(k).copied())
+                }
+                None => map.get(ast::lowercase(name).as_str()).copied(),
+            }
         }
         None => None,
     }
@@ -702,17 +712,20 @@ impl<'a> Compiler<'a> {
             typed: !self.domain.types.is_empty(),
             temporal: !self.domain.durative_actions.is_empty(),
         };
+        let mut args: Vec<ObjId> = Vec::new();
         for entry in &self.problem.init {
             match entry {
                 ast::InitEntry::Atom(atom) => {
                     let Some(pred) = lookup(&self.pred_ids, &atom.predicate.text) else {
                         continue;
                     };
-                    let args: Vec<ObjId> = atom
-                        .args
-                        .iter()
-                        .filter_map(|t| lookup(&task.object_ids, &t.name().text))
-                        .collect();
+                    // One buffer for every fact: a large problem has hundreds of thousands.
+                    args.clear();
+                    args.extend(
+                        atom.args
+                            .iter()
+                            .filter_map(|t| lookup(&task.object_ids, &t.name().text)),
+                    );
                     if args.len() != atom.args.len() {
                         continue; // the checker reported it
                     }

@@ -86,6 +86,26 @@ impl Task {
             })
     }
 
+    /// [`Task::bind_step`] without building a failure: the schema, or `None` when the step
+    /// is not a ground action of the domain. For the safety runs, which only skip or stop
+    /// at such a step (feasibility reports it).
+    pub(crate) fn resolve_step(&self, step: &PlanStep, out: &mut Vec<ObjId>) -> Option<u32> {
+        out.clear();
+        let schema_id = lookup(&self.schema_ids, &step.action.text)?;
+        let schema = &self.schemas[schema_id as usize];
+        if step.args.len() != schema.params.len() {
+            return None;
+        }
+        for (arg, (_, domain)) in step.args.iter().zip(&schema.params) {
+            let o = lookup(&self.object_ids, &arg.text)?;
+            if !self.fits(o, *domain) {
+                return None;
+            }
+            out.push(o);
+        }
+        Some(schema_id)
+    }
+
     /// Resolve names to ids; the first thing wrong wins, in VAL's order of checks.
     fn bind<A: ArgName>(
         &self,
