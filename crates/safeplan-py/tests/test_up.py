@@ -13,7 +13,7 @@ up = pytest.importorskip("unified_planning")
 from unified_planning.engines import ValidationResultStatus  # noqa: E402
 from unified_planning.io import PDDLReader  # noqa: E402
 from unified_planning.plans import ActionInstance, SequentialPlan  # noqa: E402
-from unified_planning.shortcuts import PlanValidator, get_environment  # noqa: E402
+from unified_planning.shortcuts import Not, PlanValidator, get_environment  # noqa: E402
 
 import up_safeplan  # noqa: E402,F401  (registers the engine)
 from conftest import DEMO_TASKS  # noqa: E402
@@ -140,7 +140,7 @@ def test_a_changed_problem_is_compiled_again(data):
     with PlanValidator(name="safeplan") as v:
         assert v.validate(problem, plan).status == ValidationResultStatus.VALID
         fluent = next(f for f in problem.fluents if f.type.is_bool_type() and f.arity == 0)
-        problem.add_goal(up.model.Not(fluent()) if problem.initial_value(fluent()).is_true() else fluent())
+        problem.add_goal(Not(fluent()) if problem.initial_value(fluent()).is_true() else fluent())
         ours = v.validate(problem, plan)
     theirs = both(problem, plan)[1]
     # On neiss_2888 the first 0-ary fluent is `bottle_at_edge`, false at the end: invalid now.
@@ -170,3 +170,60 @@ def test_plans_found_for_the_demo_tasks_are_judged_so_by_ups_validator(data):
         if unsafe["status"] == "found":
             assert both(augmented, to_up_plan(augmented, unsafe["plan"]))[1].status == ValidationResultStatus.INVALID, t
             assert both(basic, to_up_plan(basic, unsafe["plan"]))[1].status == ValidationResultStatus.VALID, t
+
+
+def test_oneshot_planner_plans_are_valid_for_ups_validator(data):
+    """OneshotPlanner(name="safeplan") on every demo task (safety-augmented: its goal bounds
+    danger, so a plan must be safe) and on the first IPC problem of each domain UP reads: each
+    plan it returns is a UP SequentialPlan over the problem's own objects that UP's validator
+    accepts (demo plans no longer than DESPITE's reference safe plan); a goal that contradicts
+    itself is proven unsolvable."""
+    from unified_planning.engines import PlanGenerationResultStatus
+    from unified_planning.shortcuts import OneshotPlanner
+
+    demo = data / "despite-demo"
+    for t in DEMO_TASKS:
+        d = demo / t
+        problem = PDDLReader().parse_problem(str(d / "safe_domain.pddl"), str(d / "safe_problem.pddl"))
+        with OneshotPlanner(name="safeplan") as planner:
+            result = planner.solve(problem)
+        assert result.status == PlanGenerationResultStatus.SOLVED_SATISFICING, (t, result)
+        plan = result.plan
+        assert isinstance(plan, SequentialPlan)
+        assert both(problem, plan)[1].status == ValidationResultStatus.VALID, (t, plan)
+        meta = json.loads((d / "metadata.json").read_text())
+        assert len(plan.actions) <= len(STEP.findall(meta["reference_feasible_plans"]["safe"])), t
+        assert planner.supports(problem.kind)
+
+    # A goal and its negation: no state satisfies it, and the search proves it.
+    d = demo / DEMO_TASKS[0]
+    problem = PDDLReader().parse_problem(str(d / "domain.pddl"), str(d / "problem.pddl"))
+    fluent = next(f for f in problem.fluents if f.type.is_bool_type() and f.arity == 0)
+    problem.add_goal(fluent())
+    problem.add_goal(Not(fluent()))
+    with OneshotPlanner(name="safeplan") as planner:
+        assert planner.solve(problem).status == PlanGenerationResultStatus.UNSOLVABLE_PROVEN
+
+    root = data / "ipc"
+    rows = [json.loads(l) for l in (root / "manifest.jsonl").read_text().splitlines() if l.strip()]
+    first = {}
+    for r in rows:
+        first.setdefault(r["domain"], r["problem"])
+    solved = 0
+    for domain, problem_file in first.items():
+        try:
+            problem = PDDLReader().parse_problem(str(root / domain), str(root / problem_file))
+        except Exception:
+            continue  # UP_CANNOT_READ, as above
+        with OneshotPlanner(name="safeplan") as planner:
+            result = planner.solve(problem, timeout=2.0)
+        if result.status == PlanGenerationResultStatus.SOLVED_SATISFICING:
+            assert both(problem, result.plan)[1].status == ValidationResultStatus.VALID, domain
+            solved += 1
+        else:
+            assert result.status in (
+                PlanGenerationResultStatus.TIMEOUT,
+                PlanGenerationResultStatus.MEMOUT,
+                PlanGenerationResultStatus.UNSUPPORTED_PROBLEM,
+            ), (domain, result.status, result.log_messages)
+    assert solved >= 10, solved

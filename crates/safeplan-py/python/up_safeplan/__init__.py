@@ -1,7 +1,11 @@
-"""safeplan as a unified-planning engine: ``PlanValidator(name="safeplan")``.
+"""safeplan as a unified-planning engine: ``PlanValidator(name="safeplan")`` and
+``OneshotPlanner(name="safeplan")``.
 
 The engine writes the UP problem and plan as PDDL (UP's own ``PDDLWriter``) and validates
 them with :class:`safeplan.Task` — the same verdicts as the ``safeplan`` CLI, at its speed.
+As a one-shot planner it runs safeplan's search (A* with h_max, a shortest plan) on the
+same PDDL and reads the plan back into UP objects; it promises satisficing plans only (the
+shortest plan is not a cheapest one under an action-cost metric).
 Importing this module registers the engine with UP's environment factory; the package also
 declares it as a ``unified_planning.engines`` entry point.
 
@@ -25,8 +29,13 @@ from unified_planning.engines import (
     ValidationResult,
     ValidationResultStatus,
 )
+from unified_planning.engines.mixins.oneshot_planner import OneshotPlannerMixin
 from unified_planning.engines.mixins.plan_validator import PlanValidatorMixin
-from unified_planning.engines.results import FailedValidationReason
+from unified_planning.engines.results import (
+    FailedValidationReason,
+    PlanGenerationResult,
+    PlanGenerationResultStatus,
+)
 from unified_planning.io import PDDLWriter
 from unified_planning.model import ProblemKind
 
@@ -45,12 +54,13 @@ _CREDITS = Credits(
 )
 
 
-class SafeplanEngine(PlanValidatorMixin, Engine):
-    """A UP plan validator backed by :class:`safeplan.Task`."""
+class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
+    """A UP plan validator and one-shot planner backed by :class:`safeplan.Task`."""
 
     def __init__(self, **options: object) -> None:
         Engine.__init__(self)
         PlanValidatorMixin.__init__(self)
+        OneshotPlannerMixin.__init__(self)
         # Writing a UP problem as PDDL costs milliseconds, validating a plan microseconds:
         # the compiled task is kept per problem object and rebuilt when the problem's
         # (structural) hash changes, so validating many plans of one problem writes it once.
@@ -97,6 +107,10 @@ class SafeplanEngine(PlanValidatorMixin, Engine):
     @staticmethod
     def supports(problem_kind: ProblemKind) -> bool:
         return problem_kind <= SafeplanEngine.supported_kind()
+
+    @staticmethod
+    def satisfies(optimality_guarantee: "up.engines.OptimalityGuarantee") -> bool:
+        return optimality_guarantee == up.engines.OptimalityGuarantee.SATISFICING
 
     @staticmethod
     def supports_plan(plan_kind: "up.plans.PlanKind") -> bool:
@@ -146,6 +160,57 @@ class SafeplanEngine(PlanValidatorMixin, Engine):
             reason=reason,
             inapplicable_action=inapplicable,
         )
+
+
+    def _solve(
+        self,
+        problem: "up.model.AbstractProblem",
+        heuristic: object = None,
+        timeout: Optional[float] = None,
+        output_stream: object = None,
+    ) -> PlanGenerationResult:
+        if heuristic is not None:
+            raise up.exceptions.UPUsageError("the safeplan planner takes no custom heuristic")
+        try:
+            writer, task = self._task(problem)
+            found = task.find_plan(time_limit=timeout)
+        except safeplan.SafeplanError as e:
+            # A problem safeplan cannot compile or ground (derived predicates, a task too
+            # large to ground): UP's "unsupported", with the reason.
+            return PlanGenerationResult(
+                PlanGenerationResultStatus.UNSUPPORTED_PROBLEM,
+                None,
+                self.name,
+                log_messages=[LogMessage(LogLevel.ERROR, str(e))],
+            )
+        outcome = found["outcome"]
+        info = {k: str(v) for k, v in found["stats"].items()}
+        if outcome["status"] == "found":
+            actions = [_action_instance(writer, step) for step in outcome["plan"]]
+            return PlanGenerationResult(
+                PlanGenerationResultStatus.SOLVED_SATISFICING,
+                up.plans.SequentialPlan(actions, problem.environment),
+                self.name,
+                metrics=info,
+            )
+        if outcome["status"] == "unsolvable":
+            status = PlanGenerationResultStatus.UNSOLVABLE_PROVEN
+        elif outcome.get("limit") == "time":
+            status = PlanGenerationResultStatus.TIMEOUT
+        elif outcome.get("limit") in ("memory", "states"):
+            status = PlanGenerationResultStatus.MEMOUT
+        else:
+            status = PlanGenerationResultStatus.UNSOLVABLE_INCOMPLETELY
+        return PlanGenerationResult(status, None, self.name, metrics=info)
+
+
+def _action_instance(writer: PDDLWriter, step: str) -> "up.plans.ActionInstance":
+    """A plan step as safeplan writes it, ``(name arg ...)`` in the PDDL names the writer
+    chose, as a UP action instance over the problem's own objects."""
+    name, *args = step.strip("()").split()
+    action = writer.get_item_named(name)
+    params = [writer.get_item_named(a) for a in args]
+    return up.plans.ActionInstance(action, params)
 
 
 def _compile(problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
