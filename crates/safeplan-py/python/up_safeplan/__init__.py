@@ -9,11 +9,15 @@ shortest plan is not a cheapest one under an action-cost metric).
 Importing this module registers the engine with UP's environment factory; the package also
 declares it as a ``unified_planning.engines`` entry point.
 
-Supported problems: classical, sequential plans — flat or hierarchical typing, negative,
-disjunctive, equality, existential and universal conditions, conditional effects, static
-and simple numeric fluents as PDDL 2.1 writes them, and a plan-length or action-cost
-metric. Not supported: durative actions and temporal plans (UP's ``TimeTriggeredPlan``),
-processes and events, hierarchical (HTN) problems, multi-agent problems.
+Supported problems: classical problems with sequential plans — flat or hierarchical typing,
+negative, disjunctive, equality, existential and universal conditions, conditional effects,
+static and simple numeric fluents as PDDL 2.1 writes them, and a plan-length or action-cost
+metric — and, for validation, temporal problems of durative actions (conditions and effects
+at start, over all and at end, durations from fluents, duration inequalities) with UP's
+``TimeTriggeredPlan``, checked as VAL checks them; the engine option ``tolerance`` is VAL's
+``-t`` (default 0.01): ``PlanValidator(name="safeplan", params={"tolerance": 0.001})``. Not
+supported: timed effects and goals, intermediate conditions, processes and events,
+hierarchical (HTN) and multi-agent problems; planning for temporal problems.
 """
 
 from __future__ import annotations
@@ -65,10 +69,16 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         # the compiled task is kept per problem object and rebuilt when the problem's
         # (structural) hash changes, so validating many plans of one problem writes it once.
         self._compiled: "dict[int, tuple[int, PDDLWriter, safeplan.Task]]" = {}
+        tolerance = options.pop("tolerance", None)
         if options:
             raise up.exceptions.UPUsageError(
-                f"the safeplan engine takes no options, got {sorted(options)}"
+                f"the safeplan engine takes only the option `tolerance`, got {sorted(options)}"
             )
+        if tolerance is not None and not (isinstance(tolerance, (int, float)) and tolerance > 0):
+            raise up.exceptions.UPUsageError(
+                f"tolerance must be a positive number of plan time units, like 0.001; got {tolerance!r}"
+            )
+        self._tolerance: Optional[float] = None if tolerance is None else float(tolerance)
 
     @property
     def name(self) -> str:
@@ -102,6 +112,14 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         kind.set_quality_metrics("PLAN_LENGTH")
         kind.set_quality_metrics("ACTIONS_COST")
         kind.set_quality_metrics("FINAL_VALUE")
+        # Validation of temporal plans (durative actions, as VAL runs them).
+        kind.set_time("CONTINUOUS_TIME")
+        kind.set_time("DURATION_INEQUALITIES")
+        kind.set_time("SELF_OVERLAPPING")
+        kind.set_expression_duration("STATIC_FLUENTS_IN_DURATIONS")
+        kind.set_expression_duration("FLUENTS_IN_DURATIONS")
+        kind.set_expression_duration("INT_TYPE_DURATIONS")
+        kind.set_expression_duration("REAL_TYPE_DURATIONS")
         return kind
 
     @staticmethod
@@ -114,7 +132,10 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
 
     @staticmethod
     def supports_plan(plan_kind: "up.plans.PlanKind") -> bool:
-        return plan_kind == up.plans.PlanKind.SEQUENTIAL_PLAN
+        return plan_kind in (
+            up.plans.PlanKind.SEQUENTIAL_PLAN,
+            up.plans.PlanKind.TIME_TRIGGERED_PLAN,
+        )
 
     def _task(self, problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
         key, structure = id(problem), hash(problem)
@@ -132,7 +153,7 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
     ) -> ValidationResult:
         try:
             writer, task = self._task(problem)
-            verdict = task.validate(writer.get_plan(plan))
+            verdict = task.validate(writer.get_plan(plan), tolerance=self._tolerance)
         except safeplan.SafeplanError as e:
             return ValidationResult(
                 ValidationResultStatus.UNKNOWN,
@@ -150,7 +171,12 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
             reason = FailedValidationReason.UNSATISFIED_GOALS
         else:
             reason = FailedValidationReason.INAPPLICABLE_ACTION
-            actions = plan.actions  # a SequentialPlan: step N is actions[N - 1]
+            # Step N is the N-th action as the writer wrote the plan: a SequentialPlan's
+            # actions, a TimeTriggeredPlan's timed actions, in order.
+            if isinstance(plan, up.plans.TimeTriggeredPlan):
+                actions = [ai for _, ai, _ in plan.timed_actions]
+            else:
+                actions = plan.actions
             if 1 <= step <= len(actions):
                 inapplicable = actions[step - 1]
         return ValidationResult(
@@ -171,6 +197,18 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
     ) -> PlanGenerationResult:
         if heuristic is not None:
             raise up.exceptions.UPUsageError("the safeplan planner takes no custom heuristic")
+        if problem.kind.has_continuous_time():
+            return PlanGenerationResult(
+                PlanGenerationResultStatus.UNSUPPORTED_PROBLEM,
+                None,
+                self.name,
+                log_messages=[
+                    LogMessage(
+                        LogLevel.ERROR,
+                        "safeplan plans sequentially; it validates temporal plans but does not find them",
+                    )
+                ],
+            )
         try:
             writer, task = self._task(problem)
             found = task.find_plan(time_limit=timeout)
