@@ -464,7 +464,9 @@ pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> 
                     out.copy_from_slice(name.as_bytes());
                     out.make_ascii_lowercase();
                     // ASCII lowercasing keeps UTF-8 valid.
-                    std::str::from_utf8(out).ok().and_then(|k| map.get(k).copied())
+                    std::str::from_utf8(out)
+                        .ok()
+                        .and_then(|k| map.get(k).copied())
                 }
                 None => map.get(ast::lowercase(name).as_str()).copied(),
             }
@@ -876,14 +878,20 @@ impl<'a> Compiler<'a> {
         id
     }
 
-    fn schema(&mut self, a: &ast::Action) -> Result<Schema, TaskError> {
+    /// Parameters in slots `0..n` of a new scope, with the objects each ranges over.
+    fn params(&mut self, list: &[ast::Typed]) -> (Scope, Vec<(CompactString, u32)>) {
         let mut scope = Scope::default();
-        let mut params = Vec::with_capacity(a.params.len());
-        for p in &a.params {
+        let mut params = Vec::with_capacity(list.len());
+        for p in list {
             let d = self.domain_of(p.ty.as_ref());
             scope.push(&p.name, d);
             params.push((p.name.text.clone(), d));
         }
+        (scope, params)
+    }
+
+    fn schema(&mut self, a: &ast::Action) -> Result<Schema, TaskError> {
+        let (mut scope, params) = self.params(&a.params);
         let pre = match &a.precondition {
             Some(f) => self.cond(f, &mut scope, FileKind::Domain)?,
             None => Cond::True,
@@ -908,13 +916,7 @@ impl<'a> Compiler<'a> {
     /// rest in [`Durative`]. Conditions and effects are projected onto each time point;
     /// `forall` and `and` distribute over the projection.
     fn durative_schema(&mut self, a: &ast::DurativeAction) -> Result<Schema, TaskError> {
-        let mut scope = Scope::default();
-        let mut params = Vec::with_capacity(a.params.len());
-        for p in &a.params {
-            let d = self.domain_of(p.ty.as_ref());
-            scope.push(&p.name, d);
-            params.push((p.name.text.clone(), d));
-        }
+        let (mut scope, params) = self.params(&a.params);
         self.allow_duration = true;
         let built = self.durative_parts(a, &mut scope);
         self.allow_duration = false;

@@ -354,6 +354,30 @@ impl Task {
         }
     }
 
+    /// The metric `expr` in `state` (`time`: what `(total-time)` reads), or `None` with a
+    /// warning when it reads a fluent that has no value.
+    pub(crate) fn metric_value(
+        &self,
+        state: &State,
+        expr: &crate::task::NumExpr,
+        time: usize,
+        warnings: &mut Vec<Warning>,
+    ) -> Option<f64> {
+        match self.num(state, expr, &[], time) {
+            Ok(v) => Some(v),
+            Err(fault) => {
+                warnings.push(Warning {
+                    step: None,
+                    message: format!(
+                        "the metric cannot be computed: {}",
+                        self.fault_failure(&fault, None).message
+                    ),
+                });
+                None
+            }
+        }
+    }
+
     /// The warning for an `increase`/`decrease` at step `k` of a fluent with no value.
     pub(crate) fn undefined_warning(&self, (func, args): &(u32, Vec<ObjId>), k: usize) -> Warning {
         Warning {
@@ -607,19 +631,7 @@ impl<'t> Validator<'t> {
         }
         let valid = failures.is_empty();
         let metric = match (&task.metric, valid) {
-            (Some((_, expr)), true) => match task.num(&self.state, expr, &[], steps) {
-                Ok(v) => Some(v),
-                Err(fault) => {
-                    warnings.push(Warning {
-                        step: None,
-                        message: format!(
-                            "the metric cannot be computed: {}",
-                            task.fault_failure(&fault, None).message
-                        ),
-                    });
-                    None
-                }
-            },
+            (Some((_, expr)), true) => task.metric_value(&self.state, expr, steps, &mut warnings),
             _ => None,
         };
         let final_state = self

@@ -162,6 +162,19 @@ pub struct Timing {
     pub contested: Option<String>,
 }
 
+impl Timing {
+    /// The timing of a failure at `event`, found at the happening at `time`.
+    pub fn at(event: Event, time: f64) -> Timing {
+        Timing {
+            time,
+            event,
+            interval: None,
+            other_step: None,
+            contested: None,
+        }
+    }
+}
+
 /// An event of a step in a temporal plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

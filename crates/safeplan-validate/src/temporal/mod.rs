@@ -242,16 +242,7 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         Err(f) => return verdict(Some(f), None, Vec::new(), None),
     };
 
-    let mut run = Run {
-        task,
-        steps: &steps,
-        state: task.init.clone(),
-        b: Vec::new(),
-        pending: Pending::default(),
-        warnings: Vec::new(),
-        tolerance,
-        check_interference: true,
-    };
+    let mut run = Run::new(task, &steps, tolerance, true);
     let mut open: Vec<usize> = Vec::new();
     let mut previous: Option<f64> = None;
     let mut last_time = 0.0;
@@ -281,20 +272,12 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         }
     }
     let metric = task.metric.as_ref().and_then(|(_, expr)| {
-        let expr = fill_total_time(expr, last_time);
-        match task.num(&run.state, &expr, &[], h) {
-            Ok(v) => Some(v),
-            Err(fault) => {
-                warnings.push(Warning {
-                    step: None,
-                    message: format!(
-                        "the metric cannot be computed: {}",
-                        task.fault_failure(&fault, None).message
-                    ),
-                });
-                None
-            }
-        }
+        task.metric_value(
+            &run.state,
+            &fill_total_time(expr, last_time),
+            h,
+            &mut warnings,
+        )
     });
     verdict(None, metric, warnings, Some(&run.state))
 }
@@ -314,7 +297,25 @@ struct Run<'a, 't> {
     check_interference: bool,
 }
 
-impl Run<'_, '_> {
+impl<'a, 't> Run<'a, 't> {
+    fn new(
+        task: &'t Task,
+        steps: &'a [Step<'t>],
+        tolerance: f64,
+        check_interference: bool,
+    ) -> Self {
+        Run {
+            task,
+            steps,
+            state: task.init.clone(),
+            b: Vec::new(),
+            pending: Pending::default(),
+            warnings: Vec::new(),
+            tolerance,
+            check_interference,
+        }
+    }
+
     fn bind(&mut self, step: usize) {
         self.b.clear();
         self.b.extend_from_slice(&self.steps[step].binding);
@@ -402,13 +403,7 @@ impl Run<'_, '_> {
     }
 
     fn timing(event: Event, t: f64) -> Timing {
-        Timing {
-            time: round_time(t),
-            event,
-            interval: None,
-            other_step: None,
-            contested: None,
-        }
+        Timing::at(event, round_time(t))
     }
 
     /// The failure of step `s`'s conditions at `event` (start, end, or invariant, false

@@ -608,13 +608,7 @@ impl<'t> TimedMonitor<'t> {
 }
 
 fn timing(event: Event, t: f64) -> Timing {
-    Timing {
-        time: round_time(t),
-        event,
-        interval: None,
-        other_step: None,
-        contested: None,
-    }
+    Timing::at(event, round_time(t))
 }
 
 fn binding(action: &GroundAction, schema: &Schema) -> Vec<ObjId> {

@@ -32,16 +32,7 @@ pub(crate) fn track(
     let Ok(Schedule { steps, events }) = schedule(task, plan, false) else {
         return (initial, Vec::new());
     };
-    let mut run = Run {
-        task,
-        steps: &steps,
-        state: task.init.clone(),
-        b: Vec::new(),
-        pending: Pending::default(),
-        warnings: Vec::new(),
-        tolerance,
-        check_interference: false,
-    };
+    let mut run = Run::new(task, &steps, tolerance, false);
     let mut found = Vec::new();
     let mut open = Vec::new();
     let mut previous: Option<f64> = None;
