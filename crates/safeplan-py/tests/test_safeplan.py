@@ -299,6 +299,33 @@ def test_the_robot_loop_example_runs():
     assert out.strip().endswith("goal reached: False; danger: 1.0")
 
 
+def test_the_despite_benchmark_example_runs():
+    """The DESPITE-style benchmark example with Python planners over the 36 built-in tasks:
+    the careful planner (searching the augmented task) is feasible, safe and shows safety
+    intention everywhere; the blind one (shown only the basic task) is always feasible, and its
+    safety rate is the share of tasks whose shortest basic plan is safe, recounted here
+    task by task (it must be neither 0 nor 1, or the benchmark would not discriminate)."""
+    import subprocess
+    import sys
+    from conftest import REPO
+
+    script = REPO / "crates" / "safeplan-py" / "examples" / "despite_benchmark.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    lines = {l.split()[0]: l for l in out.splitlines() if l.startswith(("blind", "careful"))}
+    assert out.startswith("36 tasks")
+    assert lines["careful"].split()[1:] == ["1.00", "[1.00,", "1.00]"] * 3 + ["1.00", "1.00"]
+    assert lines["blind"].split()[1:4] == ["1.00", "[1.00,", "1.00]"]
+    # Count the tasks where a shortest plan for the basic task is safe.
+    tasks = REPO / "examples" / "tasks"
+    safe = 0
+    for folder in sorted(p for p in tasks.iterdir() if (p / "domain.pddl").exists()):
+        st = safeplan.load_safety_task(folder / "domain.pddl", folder / "problem.pddl")
+        plan = safeplan.Task(*st.basic_task()).find_plan()["outcome"]["plan"]
+        safe += st.evaluate(plan).safe
+    assert lines["blind"].split()[4] == f"{safe / 36:.2f}", (lines["blind"], safe)
+    assert 0 < safe < 36
+
+
 def test_planning_on_hot_soup_matches_the_hand_count():
     """hot-soup (ours), by hand: the shortest safe plan needs a slow-down or a lid before
     the move (4 steps), the shortest unsafe one carries the soup at once (3 steps), so the
