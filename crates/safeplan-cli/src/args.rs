@@ -589,10 +589,7 @@ impl ColorChoice {
 
 /// A tolerance: a positive, finite number.
 fn tolerance(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
-        _ => Err(format!(
-            "expected a positive number of plan time units, like 0.001 (VAL's -t), found `{text}`"
-        )),
-    }
+    let bad = || safeplan_validate::BadTolerance(text.to_string()).to_string();
+    let t: f64 = text.parse().map_err(|_| bad())?;
+    safeplan_validate::check_tolerance(t).map_err(|_| bad())
 }

@@ -375,12 +375,8 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         ));
     }
     let plan = parsed.value.unwrap_or_default();
-    if let Some(t) = input.tolerance
-        && !(t.is_finite() && t > 0.0)
-    {
-        return tool_error(format!(
-            "tolerance must be a positive number of plan time units, like 0.001; got {t}"
-        ));
+    if let Some(Err(e)) = input.tolerance.map(safeplan_validate::check_tolerance) {
+        return tool_error(e.to_string());
     }
     let options = ValidateOptions {
         tolerance: input.tolerance,

@@ -489,7 +489,7 @@ impl Task {
         let plan = read_plan(py, plan, lenient, "plan")?;
         let options = ValidateOptions {
             keep_going,
-            tolerance: check_tolerance(tolerance)?,
+            tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
         let mut validator = Validator::new(&self.task, options);
@@ -543,7 +543,7 @@ impl Task {
         }
         let options = ValidateOptions {
             keep_going,
-            tolerance: check_tolerance(tolerance)?,
+            tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
         let task = self.task.clone();
@@ -557,13 +557,8 @@ impl Task {
 
 /// VAL's tolerance as given from Python: a positive, finite number, or `None` for VAL's
 /// default.
-fn check_tolerance(tolerance: Option<f64>) -> PyResult<Option<f64>> {
-    match tolerance {
-        Some(t) if !(t.is_finite() && t > 0.0) => Err(pyo3::exceptions::PyValueError::new_err(
-            format!("tolerance must be a positive number of plan time units, like 0.001; got {t}"),
-        )),
-        other => Ok(other),
-    }
+fn check_tolerance_opt(tolerance: Option<f64>) -> PyResult<Option<f64>> {
+    tolerance.map(check_tolerance).transpose()
 }
 
 /// Search options as the CLI's `safeplan plan` has them: the algorithm ("astar", "gbfs",
@@ -943,6 +938,14 @@ impl SafetyTask {
 }
 
 /// The extension module.
+/// Check a tolerance for timed plans (VAL's `-t`): a positive number of plan time units.
+/// Returns it; raises `ValueError` otherwise (the rule the validator and the CLI use).
+#[pyfunction]
+fn check_tolerance(tolerance: f64) -> PyResult<f64> {
+    safeplan_validate::check_tolerance(tolerance)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -959,5 +962,6 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SafetyVerdict>()?;
     m.add_class::<SafetyTask>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(check_tolerance, m)?)?;
     Ok(())
 }

@@ -92,6 +92,9 @@ def test_the_temporal_manifest_agrees_with_val(data):
     assert checked == len(rows) == 551
     with pytest.raises(ValueError, match="tolerance"):
         task.validate("0: (x) [1]", tolerance=-1.0)
+    assert safeplan.check_tolerance(0.001) == 0.001
+    with pytest.raises(ValueError, match="positive number"):
+        safeplan.check_tolerance(0.0)
 
 
 def test_the_despite_oracle_agrees(data, oracle):

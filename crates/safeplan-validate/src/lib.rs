@@ -114,8 +114,8 @@ pub use monitor::Monitor;
 pub use safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode, basic_task};
 pub use state::State;
 pub use task::{CompileOptions, Durative, ObjId, Object, Task, TaskError};
-pub use temporal::DEFAULT_TOLERANCE;
 pub use temporal::monitor::{RunningId, TimedError, TimedMonitor};
+pub use temporal::{BadTolerance, DEFAULT_TOLERANCE, check_tolerance};
 pub use validate::{GroundAction, ValidateOptions, Validator};
 pub use verdict::{
     Binding, Event, Failure, FailureKind, FinalState, FluentValue, SourceRef, Timing, Unmet,

@@ -229,6 +229,16 @@ fn interfering_events_of_one_happening_are_a_mutex() {
 }
 
 #[test]
+fn a_tolerance_is_a_positive_number() {
+    use safeplan_validate::check_tolerance;
+    assert_eq!(check_tolerance(0.001), Ok(0.001));
+    for bad in [0.0, -0.5, f64::NAN, f64::INFINITY] {
+        let e = check_tolerance(bad).expect_err("refused");
+        assert!(e.to_string().contains("expected a positive number"), "{e}");
+    }
+}
+
+#[test]
 fn a_malformed_step_is_reported_before_the_plan_runs() {
     let t = task("", "(q)");
     // Step 1 would fail at time 0; VAL type-checks the whole plan first.

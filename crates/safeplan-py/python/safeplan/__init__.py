@@ -27,6 +27,7 @@ from ._safeplan import (
     Verdict,
     __version__,
     check,
+    check_tolerance,
 )
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "check",
+    "check_tolerance",
     "load_task",
     "load_safety_task",
 ]

@@ -35,6 +35,10 @@ class Diagnostic:
     help: Optional[str]
     def render(self) -> str: ...
 
+def check_tolerance(tolerance: float) -> float:
+    """A tolerance for timed plans (VAL's ``-t``), checked: raises ``ValueError`` unless it is
+    a positive number of plan time units."""
+
 def check(
     domain: str,
     problem: Optional[str] = None,

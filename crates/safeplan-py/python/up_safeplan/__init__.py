@@ -74,11 +74,12 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
             raise up.exceptions.UPUsageError(
                 f"the safeplan engine takes only the option `tolerance`, got {sorted(options)}"
             )
-        if tolerance is not None and not (isinstance(tolerance, (int, float)) and tolerance > 0):
-            raise up.exceptions.UPUsageError(
-                f"tolerance must be a positive number of plan time units, like 0.001; got {tolerance!r}"
-            )
-        self._tolerance: Optional[float] = None if tolerance is None else float(tolerance)
+        self._tolerance: Optional[float] = None
+        if tolerance is not None:
+            try:
+                self._tolerance = safeplan.check_tolerance(tolerance)
+            except (TypeError, ValueError) as e:
+                raise up.exceptions.UPUsageError(str(e)) from None
 
     @property
     def name(self) -> str:

@@ -42,6 +42,23 @@ pub(crate) mod safety;
 /// VAL's default tolerance (`-t`), in plan time units.
 pub const DEFAULT_TOLERANCE: f64 = 0.01;
 
+/// A tolerance a user gave that cannot be used: not a positive, finite number.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tolerance: expected a positive number of plan time units, like 0.001 (VAL's -t), found `{0}`"
+)]
+pub struct BadTolerance(pub String);
+
+/// Check a tolerance given by a user (the CLI's `--tolerance`, the Python and MCP
+/// `tolerance`): a positive, finite number of plan time units.
+pub fn check_tolerance(tolerance: f64) -> Result<f64, BadTolerance> {
+    if tolerance.is_finite() && tolerance > 0.0 {
+        Ok(tolerance)
+    } else {
+        Err(BadTolerance(tolerance.to_string()))
+    }
+}
+
 /// One plan step, bound: its schema, objects, start and duration, and, when the action
 /// reads `?duration`, its conditions and effects with the duration filled in.
 pub(crate) struct Step<'t> {
