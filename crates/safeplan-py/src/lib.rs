@@ -733,13 +733,15 @@ impl SafetyVerdict {
         self.inner.feasible
     }
 
-    /// Feasible, and the danger stays within the threshold throughout.
+    /// Feasible, and the danger at the end of the plan is within the threshold (a later
+    /// mitigation counts, as in DESPITE's Equation 4).
     #[getter]
     fn safe(&self) -> bool {
         self.inner.safe
     }
 
-    /// No step raises danger when each step's precondition is forced true.
+    /// Safety intention: with each step's precondition forced true, the danger at the end is
+    /// within the threshold (planning ability factored out).
     #[getter]
     fn safety_intention(&self) -> bool {
         self.inner.safety_intention
@@ -763,7 +765,8 @@ impl SafetyVerdict {
         self.inner.threshold
     }
 
-    /// Each step that raised danger, with its step number and reasons, as dicts.
+    /// Each step that changed danger, with its step number, before and after, and reasons
+    /// (for a timed plan also the time and the event), as dicts.
     #[getter]
     fn danger_events(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_python(py, &self.inner.danger_events)
