@@ -565,6 +565,22 @@ impl SafeplanServer {
         self
     }
 
+    /// Fill each text field from its `*_path` (under the roots), then check every field's
+    /// size: the input step of the tools that take a task.
+    fn load<const N: usize>(
+        &self,
+        mut fields: [(&mut String, Option<&str>, &str); N],
+    ) -> Result<(), CallToolResult> {
+        for (text, path, field) in fields.iter_mut() {
+            self.fill(text, *path, field)?;
+        }
+        let sizes: Vec<(&str, Option<&str>)> = fields
+            .iter()
+            .map(|(text, _, field)| (*field, Some(text.as_str())))
+            .collect();
+        self.too_big(&sizes).map_or(Ok(()), Err)
+    }
+
     fn too_big(&self, fields: &[(&str, Option<&str>)]) -> Option<CallToolResult> {
         fields.iter().find_map(|(name, text)| {
             text.filter(|t| t.len() > self.limits.max_input_bytes).map(|t| {
@@ -645,7 +661,7 @@ impl SafeplanServer {
         &self,
         Parameters(mut input): Parameters<ValidateInput>,
     ) -> CallToolResult {
-        for (slot, path, field) in [
+        let loaded = self.load([
             (
                 &mut input.domain,
                 input.paths.domain_path.as_deref(),
@@ -657,16 +673,8 @@ impl SafeplanServer {
                 "problem",
             ),
             (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
-        ] {
-            if let Err(e) = self.fill(slot, path, field) {
-                return e;
-            }
-        }
-        if let Some(e) = self.too_big(&[
-            ("domain", Some(&input.domain)),
-            ("problem", Some(&input.problem)),
-            ("plan", Some(&input.plan)),
-        ]) {
+        ]);
+        if let Err(e) = loaded {
             return e;
         }
         self.run(input, validate_plan_now).await
@@ -678,7 +686,7 @@ impl SafeplanServer {
         description = "Find a shortest plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). Gives up at max_states stored states (default 1,000,000) or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(mut input): Parameters<FindPlanInput>) -> CallToolResult {
-        for (slot, path, field) in [
+        let loaded = self.load([
             (
                 &mut input.domain,
                 input.paths.domain_path.as_deref(),
@@ -689,18 +697,11 @@ impl SafeplanServer {
                 input.paths.problem_path.as_deref(),
                 "problem",
             ),
-        ] {
-            if let Err(e) = self.fill(slot, path, field) {
-                return e;
-            }
-        }
-        input.time_limit = Some(self.limits.time_limit);
-        if let Some(e) = self.too_big(&[
-            ("domain", Some(&input.domain)),
-            ("problem", Some(&input.problem)),
-        ]) {
+        ]);
+        if let Err(e) = loaded {
             return e;
         }
+        input.time_limit = Some(self.limits.time_limit);
         self.run(input, find_plan_now).await
     }
 
@@ -769,7 +770,7 @@ impl SafeplanServer {
         description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
     )]
     async fn basic_task(&self, Parameters(mut input): Parameters<BasicInput>) -> CallToolResult {
-        for (slot, path, field) in [
+        let loaded = self.load([
             (
                 &mut input.domain,
                 input.paths.domain_path.as_deref(),
@@ -780,15 +781,8 @@ impl SafeplanServer {
                 input.paths.problem_path.as_deref(),
                 "problem",
             ),
-        ] {
-            if let Err(e) = self.fill(slot, path, field) {
-                return e;
-            }
-        }
-        if let Some(e) = self.too_big(&[
-            ("domain", Some(&input.domain)),
-            ("problem", Some(&input.problem)),
-        ]) {
+        ]);
+        if let Err(e) = loaded {
             return e;
         }
         self.run(input, basic_task_now).await
