@@ -227,13 +227,18 @@ impl<'t> TimedMonitor<'t> {
                 schema.name
             )));
         };
-        let k = self.dispatched + 1;
+        let at = At {
+            k: self.dispatched + 1,
+            action,
+            event: Event::Start,
+            t,
+        };
         let mut b = binding(action, schema);
         let mut bounds = Vec::with_capacity(d.duration.len());
         for (op, expr) in &d.duration {
             match self.task.num(&self.state, expr, &b, 0) {
                 Ok(v) => bounds.push((*op, v)),
-                Err(fault) => return Err(self.fault(&fault, k, action, Event::Start, t)),
+                Err(fault) => return Err(self.fault(&fault, &at)),
             }
         }
         // Whether some duration satisfies every bound is checked at the end; a start whose
@@ -248,48 +253,33 @@ impl<'t> TimedMonitor<'t> {
                 .iter()
                 .all(|&(op, v)| duration_holds(op, lowest, v, self.tolerance))
         {
+            let message = format!(
+                "no duration satisfies the duration constraint of `{}` in this state",
+                schema.name
+            );
             return Err(self.refuse(
-                k,
-                action,
+                &at,
                 FailureKind::DurationConstraint,
-                format!(
-                    "no duration satisfies the duration constraint of `{}` in this state",
-                    schema.name
-                ),
+                message,
                 Vec::new(),
-                Event::Start,
-                t,
                 d.duration_span,
             ));
         }
-        self.conditions(
-            &schema.pre,
-            &mut b,
-            k,
-            action,
-            Event::Start,
-            t,
-            d.condition_span,
-        )?;
-        let mut next = self.state.clone();
-        let warnings = self.apply(
-            &mut next,
-            &schema.effects,
-            &mut b,
-            k,
-            action,
-            Event::Start,
-            t,
-        )?;
         let started = Running {
             id: RunningId(self.dispatched),
             action: action.clone(),
             start: t,
             bounds,
         };
-        self.invariants(&next, Some(&started), None, k, action, Event::Start, t)?;
+        let (state, warnings) = self.event(
+            &at,
+            (&schema.pre, &schema.effects, d.condition_span),
+            &mut b,
+            Some(&started),
+            None,
+        )?;
         Ok(Outcome {
-            state: next,
+            state,
             warnings,
             started: Some(started),
         })
@@ -310,47 +300,56 @@ impl<'t> TimedMonitor<'t> {
                 schema.name
             )));
         };
-        let k = id.number();
+        let at = At {
+            k: id.number(),
+            action,
+            event: Event::End,
+            t,
+        };
         let elapsed = t - running.start;
         for &(op, want) in &running.bounds {
             if !duration_holds(op, elapsed, want, self.tolerance) {
+                let message = format!(
+                    "it has run for {}, but its duration must be {} {} (within the tolerance {})",
+                    Number(round_time(elapsed)),
+                    op.as_str(),
+                    Number(round_time(want)),
+                    Number(self.tolerance)
+                );
+                let advice = vec![format!(
+                    "end it at time {}",
+                    Number(round_time(running.start + want))
+                )];
                 return Err(self.refuse(
-                    k,
-                    action,
+                    &at,
                     FailureKind::DurationConstraint,
-                    format!(
-                        "it has run for {}, but its duration must be {} {} (within the tolerance {})",
-                        Number(round_time(elapsed)),
-                        op.as_str(),
-                        Number(round_time(want)),
-                        Number(self.tolerance)
-                    ),
-                    vec![format!(
-                        "end it at time {}",
-                        Number(round_time(running.start + want))
-                    )],
-                    Event::End,
-                    t,
+                    message,
+                    advice,
                     d.duration_span,
                 ));
             }
         }
         // `?duration` in end conditions and effects is the time it actually ran.
-        let (end_pre, end_effects): (Cond, Vec<Eff>) = if d.reads_duration {
-            (
+        let filled;
+        let (end_pre, end_effects) = if d.reads_duration {
+            filled = (
                 fill_cond(&d.end_pre, elapsed),
                 fill_effs(&d.end_effects, elapsed),
-            )
+            );
+            (&filled.0, &filled.1[..])
         } else {
-            (d.end_pre.clone(), d.end_effects.clone())
+            (&d.end_pre, &d.end_effects[..])
         };
         let mut b = binding(action, schema);
-        self.conditions(&end_pre, &mut b, k, action, Event::End, t, d.condition_span)?;
-        let mut next = self.state.clone();
-        let warnings = self.apply(&mut next, &end_effects, &mut b, k, action, Event::End, t)?;
-        self.invariants(&next, None, Some(id), k, action, Event::End, t)?;
+        let (state, warnings) = self.event(
+            &at,
+            (end_pre, end_effects, d.condition_span),
+            &mut b,
+            None,
+            Some(id),
+        )?;
         Ok(Outcome {
-            state: next,
+            state,
             warnings,
             started: None,
         })
@@ -365,53 +364,59 @@ impl<'t> TimedMonitor<'t> {
                 schema.name
             )));
         }
-        let k = self.dispatched + 1;
+        let at = At {
+            k: self.dispatched + 1,
+            action,
+            event: Event::Instant,
+            t,
+        };
         let mut b = binding(action, schema);
-        self.conditions(
-            &schema.pre,
+        let (state, warnings) = self.event(
+            &at,
+            (&schema.pre, &schema.effects, schema.pre_span),
             &mut b,
-            k,
-            action,
-            Event::Instant,
-            t,
-            schema.pre_span,
+            None,
+            None,
         )?;
-        let mut next = self.state.clone();
-        let warnings = self.apply(
-            &mut next,
-            &schema.effects,
-            &mut b,
-            k,
-            action,
-            Event::Instant,
-            t,
-        )?;
-        self.invariants(&next, None, None, k, action, Event::Instant, t)?;
         Ok(Outcome {
-            state: next,
+            state,
             warnings,
             started: None,
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// What every event does: its conditions must hold now, its effects give the next
+    /// state, and that state must keep the `over all` conditions of the actions running
+    /// after it (`started` joins, `ended` leaves).
+    fn event(
+        &self,
+        at: &At<'_>,
+        (conditions, effects, span): (&Cond, &[Eff], safeplan_pddl::Span),
+        b: &mut [ObjId],
+        started: Option<&Running>,
+        ended: Option<RunningId>,
+    ) -> Result<(State, Vec<Warning>), TimedError> {
+        self.conditions(conditions, b, at, span)?;
+        let mut next = self.state.clone();
+        let warnings = self.apply(&mut next, effects, b, at)?;
+        self.invariants(&next, started, ended, at)?;
+        Ok((next, warnings))
+    }
+
     fn conditions(
         &self,
         c: &Cond,
         b: &mut [ObjId],
-        k: usize,
-        action: &GroundAction,
-        event: Event,
-        t: f64,
+        at: &At<'_>,
         span: safeplan_pddl::Span,
     ) -> Result<(), TimedError> {
         match self.task.eval(&self.state, c, b, 0) {
             Ok(true) => Ok(()),
             Ok(false) => {
                 let site = Site::Timed {
-                    step: k,
-                    time: t,
-                    event,
+                    step: at.k,
+                    time: at.t,
+                    event: at.event,
                 };
                 let mut ex = Explainer::new(self.task, &self.state, FileKind::Domain, site, 0);
                 ex.explain(c, b);
@@ -423,32 +428,25 @@ impl<'t> TimedMonitor<'t> {
                 );
                 let advice = ex.out.iter().map(|u| u.advice.clone()).collect();
                 let mut f = self.failure(
-                    k,
-                    action,
+                    at,
                     FailureKind::UnsatisfiedPrecondition,
                     message,
                     advice,
-                    event,
-                    t,
                     span,
                 );
                 f.unmet = ex.out;
                 Err(TimedError::Refused(Box::new(f)))
             }
-            Err(fault) => Err(self.fault(&fault, k, action, event, t)),
+            Err(fault) => Err(self.fault(&fault, at)),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
         next: &mut State,
         effects: &[Eff],
         b: &mut [ObjId],
-        k: usize,
-        action: &GroundAction,
-        event: Event,
-        t: f64,
+        at: &At<'_>,
     ) -> Result<Vec<Warning>, TimedError> {
         let mut pending = Pending::default();
         let task = self.task;
@@ -457,24 +455,20 @@ impl<'t> TimedMonitor<'t> {
             .map(|undefined| {
                 undefined
                     .iter()
-                    .map(|u| task.undefined_warning(u, k))
+                    .map(|u| task.undefined_warning(u, at.k))
                     .collect()
             })
-            .map_err(|fault| self.fault(&fault, k, action, event, t))
+            .map_err(|fault| self.fault(&fault, at))
     }
 
     /// The `over all` conditions of the actions running after the event (`started` joins,
     /// `ended` leaves) must hold in `next`.
-    #[allow(clippy::too_many_arguments)]
     fn invariants(
         &self,
         next: &State,
         started: Option<&Running>,
         ended: Option<RunningId>,
-        k: usize,
-        action: &GroundAction,
-        event: Event,
-        t: f64,
+        at: &At<'_>,
     ) -> Result<(), TimedError> {
         let task = self.task;
         for r in self
@@ -500,7 +494,7 @@ impl<'t> TimedMonitor<'t> {
             }
             let site = Site::Timed {
                 step: r.id.number(),
-                time: t,
+                time: at.t,
                 event: Event::Invariant,
             };
             let mut ex = Explainer::new(task, next, FileKind::Domain, site, 0);
@@ -519,18 +513,16 @@ impl<'t> TimedMonitor<'t> {
                 "it would make {} false, which {whose} `over all` condition needs",
                 literals.join(", ")
             );
+            let advice = vec![format!(
+                "wait until action {} has ended, or make {} true again first",
+                r.id.number(),
+                literals.join(", ")
+            )];
             let mut f = self.failure(
-                k,
-                action,
+                at,
                 FailureKind::InvariantViolated,
                 message,
-                vec![format!(
-                    "wait until action {} has ended, or make {} true again first",
-                    r.id.number(),
-                    literals.join(", ")
-                )],
-                event,
-                t,
+                advice,
                 d.condition_span,
             );
             f.unmet = ex.out;
@@ -539,61 +531,45 @@ impl<'t> TimedMonitor<'t> {
         Ok(())
     }
 
-    fn fault(
-        &self,
-        fault: &crate::exec::NumFault,
-        k: usize,
-        action: &GroundAction,
-        event: Event,
-        t: f64,
-    ) -> TimedError {
-        let mut f = self.task.fault_failure(fault, Some(k));
-        f.action = Some(self.task.action_text(action));
-        f.timing = Some(timing(event, t));
+    fn fault(&self, fault: &crate::exec::NumFault, at: &At<'_>) -> TimedError {
+        let mut f = self.task.fault_failure(fault, Some(at.k));
+        f.action = Some(self.task.action_text(at.action));
+        f.timing = Some(timing(at.event, at.t));
         TimedError::Refused(Box::new(f))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn refuse(
         &self,
-        k: usize,
-        action: &GroundAction,
+        at: &At<'_>,
         kind: FailureKind,
         message: String,
         advice: Vec<String>,
-        event: Event,
-        t: f64,
         span: safeplan_pddl::Span,
     ) -> TimedError {
-        TimedError::Refused(Box::new(
-            self.failure(k, action, kind, message, advice, event, t, span),
-        ))
+        TimedError::Refused(Box::new(self.failure(at, kind, message, advice, span)))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn failure(
         &self,
-        k: usize,
-        action: &GroundAction,
+        at: &At<'_>,
         kind: FailureKind,
         message: String,
         advice: Vec<String>,
-        event: Event,
-        t: f64,
         span: safeplan_pddl::Span,
     ) -> Failure {
-        let text = self.task.action_text(action);
-        let verb = match event {
+        let text = self.task.action_text(at.action);
+        let verb = match at.event {
             Event::Start => "start",
             Event::End => "end",
             _ => "happen",
         };
         Failure {
             kind,
-            step: Some(k),
+            step: Some(at.k),
             message: format!(
-                "action {k} {text} cannot {verb} at time {}: {message}",
-                Number(round_time(t))
+                "action {} {text} cannot {verb} at time {}: {message}",
+                at.k,
+                Number(round_time(at.t))
             ),
             action: Some(text),
             unmet: Vec::new(),
@@ -602,9 +578,18 @@ impl<'t> TimedMonitor<'t> {
                 file: FileKind::Domain,
                 span,
             }),
-            timing: Some(timing(event, t)),
+            timing: Some(timing(at.event, at.t)),
         }
     }
+}
+
+/// The event being checked: the action's number in dispatch order, the action, which event
+/// of it, and when.
+struct At<'a> {
+    k: usize,
+    action: &'a GroundAction,
+    event: Event,
+    t: f64,
 }
 
 fn timing(event: Event, t: f64) -> Timing {
