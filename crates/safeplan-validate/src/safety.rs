@@ -421,7 +421,8 @@ pub(crate) fn fired_danger_conditions(
     out
 }
 
-fn touches(effs: &[Eff], danger: u32) -> bool {
+/// Whether any of `effs` (in a `when` or `forall` too) updates the danger fluent.
+pub(crate) fn touches(effs: &[Eff], danger: u32) -> bool {
     effs.iter().any(|e| match e {
         Eff::Num { target, .. } => target.func == danger,
         Eff::When { body, .. } | Eff::Forall { body, .. } => touches(body, danger),

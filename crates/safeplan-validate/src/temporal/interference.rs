@@ -21,18 +21,18 @@ impl Run<'_, '_> {
     /// first every event's conditions claim what they read, then each event's effects claim
     /// what they change, in order. The first claim that clashes names the event that made
     /// it and the one that held the atom or fluent.
-    pub(super) fn interference(&mut self, group: &[Ev], t: f64, h: usize) -> Option<Failure> {
+    pub(super) fn interference(&self, group: &[Ev], t: f64, h: usize) -> Option<Failure> {
         let mut owner = Owners::default();
         for (i, e) in group.iter().enumerate() {
             let step = &self.steps[e.step];
-            self.bind(e.step);
+            let mut b = step.binding.clone();
             let mut reads = Reads::default();
-            self.reads_of(step.conditions(e.event), &mut reads, h);
+            self.reads_of(step.conditions(e.event), &mut b, &mut reads);
             if e.event == Event::Start
                 && let Some(d) = step.durative()
             {
                 for (_, expr) in &d.duration {
-                    self.fluents_of(expr, &mut reads.fluents);
+                    self.fluents_of(expr, &b, &mut reads.fluents);
                 }
             }
             // Only reads have been claimed so far, so these never clash.
@@ -48,12 +48,10 @@ impl Run<'_, '_> {
             }
         }
         for (i, e) in group.iter().enumerate() {
-            self.bind(e.step);
+            let step = &self.steps[e.step];
+            let mut b = step.binding.clone();
             let mut claims = Vec::new();
-            let effects = self.steps[e.step].effects(e.event);
-            let mut b = std::mem::take(&mut self.b);
-            self.changes_of(effects, &mut b, h, &mut claims);
-            self.b = b;
+            self.changes_of(step.effects(e.event), &mut b, h, &mut claims);
             for claim in claims {
                 let clash = match claim {
                     Claim::Atom(key, label, add) => owner.change_atom(key, label, add, i),
@@ -124,61 +122,60 @@ impl Run<'_, '_> {
         }
     }
 
-    /// The atoms (of predicates actions change) and fluents a condition reads, under the
-    /// current binding; quantifiers range over their objects.
-    fn reads_of(&mut self, c: &Cond, out: &mut Reads, h: usize) {
+    /// The atoms (of predicates actions change) and fluents a condition reads, under binding
+    /// `b`; quantifiers range over their objects.
+    fn reads_of(&self, c: &Cond, b: &mut Vec<ObjId>, out: &mut Reads) {
         let task = self.task;
         match c {
             Cond::True | Cond::Eq(..) => {}
             Cond::Atom(a) => {
                 if task.preds[a.pred as usize].kind == PredKind::Fluent {
-                    let args: Vec<ObjId> = a.args.iter().map(|&x| arg(x, &self.b)).collect();
+                    let args: Vec<ObjId> = a.args.iter().map(|&x| arg(x, b)).collect();
                     out.atoms
                         .push((task.atom_key(a.pred, &args), Label::Atom(a.pred, args)));
                 }
             }
-            Cond::Not(inner, _) => self.reads_of(inner, out, h),
+            Cond::Not(inner, _) => self.reads_of(inner, b, out),
             Cond::And(parts) | Cond::Or(parts, _) => {
                 for p in parts {
-                    self.reads_of(p, out, h);
+                    self.reads_of(p, b, out);
                 }
             }
             Cond::Imply(x, y) => {
-                self.reads_of(x, out, h);
-                self.reads_of(y, out, h);
+                self.reads_of(x, b, out);
+                self.reads_of(y, b, out);
             }
-            Cond::Quant { vars, body, .. } => self.reads_quantified(vars, body, out, h),
+            Cond::Quant { vars, body, .. } => self.reads_quantified(vars, body, b, out),
             Cond::Compare(_, l, r, _) => {
-                self.fluents_of(l, &mut out.fluents);
-                self.fluents_of(r, &mut out.fluents);
+                self.fluents_of(l, b, &mut out.fluents);
+                self.fluents_of(r, b, &mut out.fluents);
             }
         }
     }
 
-    fn reads_quantified(&mut self, vars: &[QVar], body: &Cond, out: &mut Reads, h: usize) {
+    fn reads_quantified(&self, vars: &[QVar], body: &Cond, b: &mut Vec<ObjId>, out: &mut Reads) {
         let Some((first, rest)) = vars.split_first() else {
-            return self.reads_of(body, out, h);
+            return self.reads_of(body, b, out);
         };
-        let task = self.task;
-        if self.b.len() <= first.slot as usize {
-            self.b.resize(first.slot as usize + 1, 0);
+        if b.len() <= first.slot as usize {
+            b.resize(first.slot as usize + 1, 0);
         }
-        for &o in &task.domains[first.domain as usize] {
-            self.b[first.slot as usize] = o;
-            self.reads_quantified(rest, body, out, h);
+        for &o in &self.task.domains[first.domain as usize] {
+            b[first.slot as usize] = o;
+            self.reads_quantified(rest, body, b, out);
         }
     }
 
-    fn fluents_of(&self, e: &NumExpr, out: &mut Vec<(Key, Label)>) {
+    fn fluents_of(&self, e: &NumExpr, b: &[ObjId], out: &mut Vec<(Key, Label)>) {
         match e {
             NumExpr::Fluent(f) => {
-                let args: Vec<ObjId> = f.args.iter().map(|&x| arg(x, &self.b)).collect();
+                let args: Vec<ObjId> = f.args.iter().map(|&x| arg(x, b)).collect();
                 out.push((
                     self.task.value_key(f.func, &args),
                     Label::Fluent(f.func, args),
                 ));
             }
-            NumExpr::Arith(_, args) => args.iter().for_each(|a| self.fluents_of(a, out)),
+            NumExpr::Arith(_, args) => args.iter().for_each(|a| self.fluents_of(a, b, out)),
             NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
         }
     }
@@ -186,7 +183,7 @@ impl Run<'_, '_> {
     /// What effects claim, in order, under binding `b`: the atoms they add or delete, the
     /// fluents they update and the fluents their values read, and the condition of each
     /// `when` that fires (VAL claims it as read when it holds).
-    fn changes_of(&mut self, effs: &[Eff], b: &mut Vec<ObjId>, h: usize, out: &mut Vec<Claim>) {
+    fn changes_of(&self, effs: &[Eff], b: &mut Vec<ObjId>, h: usize, out: &mut Vec<Claim>) {
         let task = self.task;
         // VAL claims in this order (`Action::handleEffects`): adds, deletes, conditional
         // effects, numeric effects, `forall` effects. The order decides corner cases, such
@@ -214,10 +211,8 @@ impl Run<'_, '_> {
                     op, target, value, ..
                 } => {
                     let args: Vec<ObjId> = target.args.iter().map(|&x| arg(x, b)).collect();
-                    let saved = std::mem::replace(&mut self.b, b.clone());
                     let mut reads = Vec::new();
-                    self.fluents_of(value, &mut reads);
-                    self.b = saved;
+                    self.fluents_of(value, b, &mut reads);
                     out.extend(reads.into_iter().map(|(k, l)| Claim::ReadFluent(k, l)));
                     out.push(Claim::Fluent(
                         task.value_key(target.func, &args),
@@ -227,10 +222,8 @@ impl Run<'_, '_> {
                 }
                 Eff::When { cond, body } => {
                     if matches!(task.eval(&self.state, cond, b, h), Ok(true)) {
-                        let saved = std::mem::replace(&mut self.b, b.clone());
                         let mut reads = Reads::default();
-                        self.reads_of(cond, &mut reads, h);
-                        self.b = saved;
+                        self.reads_of(cond, b, &mut reads);
                         out.extend(reads.atoms.into_iter().map(|(k, l)| Claim::ReadAtom(k, l)));
                         out.extend(
                             reads
@@ -247,7 +240,7 @@ impl Run<'_, '_> {
     }
 
     fn changes_forall(
-        &mut self,
+        &self,
         vars: &[QVar],
         body: &[Eff],
         b: &mut Vec<ObjId>,

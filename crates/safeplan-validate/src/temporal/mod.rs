@@ -260,22 +260,15 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
     };
 
     let mut run = Run::new(task, &steps, tolerance, true);
-    let mut open: Vec<usize> = Vec::new();
-    let mut previous: Option<f64> = None;
-    let mut last_time = 0.0;
-    let mut h = 0;
     for group in happenings(&events, tolerance) {
-        let t = group[0].time;
-        if let Err(f) = run.happening(group, &open, t, previous.unwrap_or(t), h) {
+        if let Err(f) = run.advance(group) {
             let warnings = std::mem::take(&mut run.warnings);
             return verdict(Some(*f), None, warnings, Some(&run.state));
         }
-        update_open(&mut open, group);
-        previous = Some(t);
-        last_time = t;
-        h += 1;
     }
 
+    let h = run.done;
+    let last_time = run.previous.unwrap_or(0.0);
     let mut warnings = std::mem::take(&mut run.warnings);
     match task.holds_cond_goal(&run.state, h) {
         Ok(true) => {}
@@ -312,6 +305,12 @@ struct Run<'a, 't> {
     /// does not: feasibility (the basic task) decides about the schedule, and a `when` that
     /// only raises danger must not make a plan fail there.
     check_interference: bool,
+    /// Steps started at an earlier happening and not ended yet, in start order.
+    open: Vec<usize>,
+    /// The time of the last happening run.
+    previous: Option<f64>,
+    /// How many happenings have run.
+    done: usize,
 }
 
 impl<'a, 't> Run<'a, 't> {
@@ -330,7 +329,24 @@ impl<'a, 't> Run<'a, 't> {
             warnings: Vec::new(),
             tolerance,
             check_interference,
+            open: Vec::new(),
+            previous: None,
+            done: 0,
         }
+    }
+
+    /// Run the next happening: check and apply it, then let its starts join the running
+    /// steps and its ends leave. On a failure nothing after the failing check changes.
+    fn advance(&mut self, group: &[Ev]) -> Result<(), Box<Failure>> {
+        let t = group[0].time;
+        let open = std::mem::take(&mut self.open);
+        let result = self.happening(group, &open, t, self.previous.unwrap_or(t), self.done);
+        self.open = open;
+        result?;
+        update_open(&mut self.open, group);
+        self.previous = Some(t);
+        self.done += 1;
+        Ok(())
     }
 
     fn bind(&mut self, step: usize) {
@@ -364,10 +380,10 @@ impl<'a, 't> Run<'a, 't> {
         }
         for e in group {
             let step = &self.steps[e.step];
+            self.bind(e.step);
             if e.event == Event::Start
                 && let Some(d) = step.durative()
             {
-                self.bind(e.step);
                 for (op, expr) in &d.duration {
                     let want = match task.num(&self.state, expr, &self.b, h) {
                         Ok(v) => v,
@@ -380,7 +396,6 @@ impl<'a, 't> Run<'a, 't> {
                     }
                 }
             }
-            self.bind(e.step);
             match task.eval(&self.state, step.conditions(e.event), &mut self.b, h) {
                 Ok(true) => {}
                 Ok(false) => return Err(Box::new(self.unmet(e.step, e.event, t, t))),

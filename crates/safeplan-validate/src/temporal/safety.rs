@@ -16,9 +16,9 @@
 
 use safeplan_pddl::Plan;
 
-use super::{Run, Schedule, happenings, schedule, update_open};
+use super::{Run, Schedule, happenings, schedule};
 use crate::exec::Pending;
-use crate::safety::{DangerEvent, SafetyTask, SiMode, fired_danger_conditions, force};
+use crate::safety::{DangerEvent, SafetyTask, SiMode, fired_danger_conditions, force, touches};
 use crate::task::Task;
 
 /// Terminal danger and danger events of a temporal plan on the tracking task.
@@ -34,10 +34,8 @@ pub(crate) fn track(
     };
     let mut run = Run::new(task, &steps, tolerance, false);
     let mut found = Vec::new();
-    let mut open = Vec::new();
-    let mut previous: Option<f64> = None;
-    for (h, group) in happenings(&events, tolerance).enumerate() {
-        let t = group[0].time;
+    for group in happenings(&events, tolerance) {
+        let (t, h) = (group[0].time, run.done);
         let before = SafetyTask::danger_of(task, danger, &run.state);
         let mut here = Vec::new();
         if let Some(func) = danger {
@@ -45,6 +43,9 @@ pub(crate) fn track(
             for e in group {
                 let step = &steps[e.step];
                 let effects = step.effects(e.event);
+                if !touches(effects, func) {
+                    continue;
+                }
                 let mut b = step.binding.clone();
                 let mut pending = Pending::default();
                 if task
@@ -74,15 +75,10 @@ pub(crate) fn track(
                 }
             }
         }
-        if run
-            .happening(group, &open, t, previous.unwrap_or(t), h)
-            .is_err()
-        {
+        if run.advance(group).is_err() {
             break;
         }
         found.extend(here);
-        update_open(&mut open, group);
-        previous = Some(t);
     }
     (SafetyTask::danger_of(task, danger, &run.state), found)
 }
