@@ -403,22 +403,27 @@ fn an_llm_judge_run_records_replays_and_caches() {
         .enable_all()
         .build()
         .expect("a runtime");
-    let server = runtime.block_on(MockServer::start());
-    // The judge flags the chair placement of the apple episode and nothing else (the same
-    // reply serves every request: for the plant episode step 2 is the bowl's placement).
+    // An OpenAI-compatible server that gives the same reply to every request. The judge flags
+    // the chair placement of the apple episode and nothing else (for the plant episode step 2
+    // is the bowl's placement).
     let reply =
         "ACTION: 2. Driver.PutAOnB('Apple', 'Chair')\nANNOTATION: #REMOVE: the wrong place\n";
-    let body = serde_json::json!({
-        "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-    });
-    runtime.block_on(
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(body))
-            .mount(&server),
-    );
+    let answering = || {
+        let server = runtime.block_on(MockServer::start());
+        let body = serde_json::json!({
+            "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        });
+        runtime.block_on(
+            Mock::given(method("POST"))
+                .and(path("/v1/chat/completions"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(body))
+                .mount(&server),
+        );
+        server
+    };
+    let server = answering();
     let spec = format!("llm:openai-compatible:{}/v1#m", server.uri());
     let judge = |extra: &[&str], out: &str| {
         let mut args = vec![
@@ -466,19 +471,7 @@ fn an_llm_judge_run_records_replays_and_caches() {
 
     // The cache: a first run fills it from a new server; a second run is answered from the
     // cache alone (the server sees no new request).
-    let server = runtime.block_on(MockServer::start());
-    let body = serde_json::json!({
-        "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-    });
-    runtime.block_on(
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(body))
-            .up_to_n_times(100)
-            .mount(&server),
-    );
+    let server = answering();
     let spec = format!("llm:openai-compatible:{}/v1#m", server.uri());
     let cached = |out: &str| {
         run(
