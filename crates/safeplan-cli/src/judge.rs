@@ -6,19 +6,15 @@
 //! work (unreadable or invalid episodes file, unknown judge, output folder unwritable).
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
 use safeplan_judge::score::{JudgeMetrics, judge_metrics};
 use safeplan_judge::transcript::{RefinedLine, transcript_lines};
-use safeplan_judge::{
-    ApplyCritiques, AutoReviser, Combine, EnsembleJudge, Judge, LabelledEpisode, LlmJudge,
-    LlmJudgeOptions, LlmReviser, LlmReviserOptions, RefineOptions, Refiner, Reviser, RuleJudge,
-    StateJudge, StateRules, StopReason, SymbolicJudge, SymbolicReviser, read_episodes,
-};
-use safeplan_llm::{LlmProvider, ProviderSpec, Stack};
+use safeplan_judge::{Judge, LabelledEpisode, RefineOptions, Refiner, StopReason};
+use safeplan_llm::Stack;
 
 use crate::check::Failure;
 
@@ -103,136 +99,31 @@ pub(crate) fn input(message: impl Into<String>, hint: impl Into<String>) -> Fail
     }
 }
 
-/// A provider behind the run's layers (retry, timeout, cache, cassette), keys from the
-/// environment.
-fn provider(spec: &str, stack: &Stack) -> Result<Arc<dyn LlmProvider>, Failure> {
-    let hint = "write e.g. llm:openai:gpt-4o-mini or llm:ollama:llama3.2 (see docs/LLM.md)";
-    let parsed: ProviderSpec = spec
-        .parse()
-        .map_err(|e: safeplan_llm::LlmError| input(e.to_string(), hint))?;
-    let built = stack
-        .build_from_env(&parsed)
-        .map_err(|e| input(e.to_string(), hint))?;
-    Ok(built.provider)
+/// A judge-crate error as the CLI's input failure (exit 2), with a hint for each kind.
+pub(crate) fn judge_failure(e: safeplan_judge::JudgeError) -> Failure {
+    use safeplan_judge::JudgeError;
+    match e {
+        JudgeError::Spec { message, hint, .. } => input(message, hint),
+        JudgeError::Llm(e) => input(
+            e.to_string(),
+            "check the provider spec and its environment variables (see docs/LLM.md)",
+        ),
+        JudgeError::Episode { .. } => input(
+            e.to_string(),
+            "each line is an object with at least \"id\" and \"actions\" (see docs/FORMAT.md)",
+        ),
+        other => input(other.to_string(), "check the file named above"),
+    }
 }
 
-/// Build a judge from its spec.
+/// Build a judge from its spec (see `safeplan_judge::judge_from_spec`).
 pub fn judge_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Judge>, Failure> {
-    if let Some(rest) = spec.strip_prefix("llm:") {
-        return Ok(Arc::new(LlmJudge::new(
-            provider(rest, stack)?,
-            LlmJudgeOptions::default(),
-        )));
-    }
-    if let Some(rest) = spec.strip_prefix("llm-json:") {
-        let options = LlmJudgeOptions {
-            json: true,
-            ..LlmJudgeOptions::default()
-        };
-        return Ok(Arc::new(LlmJudge::new(provider(rest, stack)?, options)));
-    }
-    match spec {
-        "rule" => return Ok(Arc::new(RuleJudge)),
-        "state" => return Ok(Arc::new(StateJudge::default())),
-        _ if spec.starts_with("state:") => {
-            let rules = StateRules::parse(&spec["state:".len()..]).map_err(|e| {
-                input(
-                    e,
-                    "write state, state:all or state:undone-placement,still-in-hand,...",
-                )
-            })?;
-            return Ok(Arc::new(StateJudge::with_rules(rules)));
-        }
-        "symbolic" => return Ok(Arc::new(SymbolicJudge)),
-        _ => {}
-    }
-    if let Some(rest) = spec.strip_prefix("ensemble:") {
-        let (rule, members) = rest.split_once(':').ok_or_else(|| {
-            input(
-                format!("`--judge {spec}` names no members"),
-                "write ensemble:union:state,rule (union, intersection or majority)",
-            )
-        })?;
-        let combine: Combine = rule
-            .parse()
-            .map_err(|e: String| input(e, "write ensemble:union:state,rule"))?;
-        let members = members
-            .split(',')
-            .map(|m| judge_from_spec(m.trim(), stack))
-            .collect::<Result<Vec<_>, _>>()?;
-        if members.is_empty() {
-            return Err(input(
-                "an ensemble needs judges",
-                "write ensemble:union:state,rule",
-            ));
-        }
-        return Ok(Arc::new(EnsembleJudge::new(members, combine)));
-    }
-    Err(input(
-        format!("unknown judge `{spec}`"),
-        "use rule, state, symbolic, llm:PROVIDER_SPEC or ensemble:union:state,rule",
-    ))
-}
-
-fn reviser_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Reviser>, Failure> {
-    if let Some(rest) = spec.strip_prefix("llm:") {
-        return Ok(Arc::new(LlmReviser::new(
-            provider(rest, stack)?,
-            LlmReviserOptions::default(),
-        )));
-    }
-    match spec {
-        "auto" => Ok(Arc::new(AutoReviser::default())),
-        "apply" => Ok(Arc::new(ApplyCritiques)),
-        "symbolic" => Ok(Arc::new(SymbolicReviser::default())),
-        other => Err(input(
-            format!("unknown reviser `{other}`"),
-            "use auto, apply, symbolic or llm:PROVIDER_SPEC",
-        )),
-    }
+    safeplan_judge::judge_from_spec(spec, stack).map_err(judge_failure)
 }
 
 /// Read an episodes file, gunzipping `.gz`.
 pub fn load_episodes(path: &Path) -> Result<Vec<LabelledEpisode>, Failure> {
-    let bytes = std::fs::read(path).map_err(|error| {
-        Failure::Read(vec![crate::check::ReadError {
-            path: path.to_path_buf(),
-            error,
-            usage: "EPISODES",
-        }])
-    })?;
-    let text = if path.extension().is_some_and(|e| e == "gz") {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(bytes.as_slice())
-            .read_to_string(&mut text)
-            .map_err(|e| {
-                input(
-                    format!("{} is not gzipped UTF-8 text: {e}", path.display()),
-                    "gzip a JSON Lines file, or drop the .gz extension",
-                )
-            })?;
-        text
-    } else {
-        String::from_utf8(bytes).map_err(|e| {
-            input(
-                format!("{} is not UTF-8 text: {e}", path.display()),
-                "save the episodes file as UTF-8 JSON Lines",
-            )
-        })?
-    };
-    let episodes = read_episodes(&text, Some(path)).map_err(|e| {
-        input(
-            e.to_string(),
-            "each line is an object with at least \"id\" and \"actions\" (see docs/FORMAT.md)",
-        )
-    })?;
-    if episodes.is_empty() {
-        return Err(input(
-            format!("{} has no episodes", path.display()),
-            "write one JSON object per line",
-        ));
-    }
-    Ok(episodes)
+    safeplan_judge::load_episodes(path).map_err(judge_failure)
 }
 
 /// Run `safeplan judge`.
@@ -242,7 +133,8 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
     }
     let stack = args.replay.stack();
     let judge = judge_from_spec(&args.judge, &stack)?;
-    let reviser = reviser_from_spec(&args.reviser, &stack)?;
+    let reviser =
+        safeplan_judge::reviser_from_spec(&args.reviser, &stack).map_err(judge_failure)?;
     let labelled = load_episodes(&args.episodes)?;
     if let Some(folds) = args.cv {
         return crate::judge_cv::run(args, folds, judge, reviser, &labelled);

@@ -55,6 +55,16 @@ pub enum JudgeError {
         /// The labelled games there are.
         games: usize,
     },
+    /// A judge or reviser spec that names nothing buildable (`--judge oracle`).
+    #[error("{message}; {hint}")]
+    Spec {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong with it.
+        message: String,
+        /// What to write instead.
+        hint: String,
+    },
     /// The LLM call failed (after the provider stack's retries).
     #[error(transparent)]
     Llm(#[from] LlmError),

@@ -50,6 +50,8 @@
 //! - [`Refiner`], [`RefineOptions`], [`Refinement`], [`Round`], [`StopReason`]: the loop.
 //! - [`score`]: precision, recall and the convergence curve against gold labels;
 //!   [`cv`]: the same figures cross-validated by game, with bootstrap intervals.
+//! - [`judge_from_spec`], [`reviser_from_spec`], [`load_episodes`]: judges, revisers and
+//!   episodes named the way the CLI and the Python binding name them.
 //! - [`transcript`]: the JSONL lines a run writes. [`teach`]: reading TEACh-style steps.
 //!
 //! A judge of your own is one `async fn critique`; the `custom_judge` example in
@@ -69,6 +71,7 @@ mod refine;
 mod revise;
 mod rule;
 pub mod score;
+mod spec;
 mod state;
 mod symbolic;
 pub mod teach;
@@ -89,5 +92,6 @@ pub use refine::{
 };
 pub use revise::{ApplyCritiques, apply_critiques};
 pub use rule::RuleJudge;
+pub use spec::{JUDGE_SPECS, REVISER_SPECS, judge_from_spec, load_episodes, reviser_from_spec};
 pub use state::{StateJudge, StateRule, StateRules};
 pub use symbolic::{AutoReviser, SymbolicJudge, SymbolicReviser, SymbolicReviserOptions};
