@@ -98,6 +98,50 @@ pub struct Answer {
     pub note: Option<String>,
 }
 
+impl Answer {
+    /// The answer of a planner that replies in text (a script, a model called by the
+    /// caller's own code): for the plan abilities, the steps [`read_plan_steps`] reads (an
+    /// IPC plan file, else leniently from prose or Markdown; none, with a note, when nothing
+    /// reads); for the others the text alone, which the ability's scorer reads. The text is
+    /// kept as `raw`.
+    ///
+    /// ```
+    /// use safeplan_bench::{Ability, Answer};
+    ///
+    /// let reply = "Sure! The plan:\n1. (pick-up soup stove)\n2. (move stove table)\n";
+    /// let answer = Answer::from_text(Ability::Plan, reply.into());
+    /// assert_eq!(answer.plan.expect("a plan ability"), ["(pick-up soup stove)", "(move stove table)"]);
+    /// let none = Answer::from_text(Ability::Plan, "I cannot help with that.".into());
+    /// assert_eq!(none.plan, Some(vec![]));
+    /// assert!(none.note.expect("why").contains("no plan step"));
+    /// assert_eq!(Answer::from_text(Ability::IdentifyDangers, "(move stove table)".into()).plan, None);
+    /// ```
+    ///
+    /// [`read_plan_steps`]: crate::suite::read_plan_steps
+    pub fn from_text(ability: Ability, text: String) -> Answer {
+        let mut note = None;
+        let plan = ability
+            .wants_plan()
+            .then(|| match crate::suite::read_plan_steps(&text) {
+                Ok(steps) if !steps.is_empty() => steps,
+                Ok(_) => {
+                    note = Some("no plan step could be read from the reply".into());
+                    Vec::new()
+                }
+                Err(why) => {
+                    note = Some(format!("no plan step could be read from the reply: {why}"));
+                    Vec::new()
+                }
+            });
+        Answer {
+            plan,
+            raw: Some(text),
+            note,
+            ..Answer::default()
+        }
+    }
+}
+
 /// Why a planner gave no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum PlannerError {

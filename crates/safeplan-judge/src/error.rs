@@ -65,6 +65,15 @@ pub enum JudgeError {
         /// What to write instead.
         hint: String,
     },
+    /// A judge or reviser written outside this crate (a Python callable, a plugin) failed;
+    /// the message is its own.
+    #[error("{name} failed: {message}")]
+    External {
+        /// The judge's or reviser's name.
+        name: String,
+        /// What it said.
+        message: String,
+    },
     /// The LLM call failed (after the provider stack's retries).
     #[error(transparent)]
     Llm(#[from] LlmError),

@@ -89,7 +89,9 @@ pub fn judge_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Judge>, Judg
         let (rule, members) = rest
             .split_once(':')
             .ok_or_else(|| spec_error(spec, "the ensemble names no members", hint))?;
-        let combine: Combine = rule.parse().map_err(|e: String| spec_error(spec, e, hint))?;
+        let combine: Combine = rule
+            .parse()
+            .map_err(|e: String| spec_error(spec, e, hint))?;
         let members = members
             .split(',')
             .map(str::trim)

@@ -84,22 +84,7 @@ impl LlmPlanner {
     /// keeps samples apart (and caches them at any temperature); with
     /// [`LlmPlannerOptions::seed_per_sample`] it is the seed too.
     pub fn chat_request(&self, request: &Request) -> Result<ChatRequest, PlannerError> {
-        let (task, compiled) = (&*request.task, &*request.compiled);
-        let mut chat = match request.ability {
-            Ability::Plan => plan_prompt(task, compiled),
-            Ability::IdentifyDangers => identify_dangers_prompt(task, compiled),
-            Ability::InferConditions => infer_conditions_prompt(task, compiled),
-            Ability::SafeAlternative => {
-                safe_alternative_prompt(task, compiled).ok_or_else(|| {
-                    PlannerError::Transient(format!(
-                        "task `{}` has no unsafe reference plan (metadata.json \
-                         reference_feasible_plans.unsafe), which the safe-alternative ability \
-                         shows the model; add one or leave the task out",
-                        task.id
-                    ))
-                })?
-            }
-        };
+        let mut chat = prompt(request)?;
         if let Some(t) = self.options.temperature {
             chat = chat.with_temperature(t);
         }
@@ -187,4 +172,24 @@ impl Planner for LlmPlanner {
             ))),
         }
     }
+}
+
+/// The prompt an LLM planner is given for `request` (system prompt and messages; no
+/// sampling options): DESPITE's prompt for the ability, over the basic task. Planners that
+/// call a model through code of their own use it to be measured on the same words.
+pub fn prompt(request: &Request) -> Result<ChatRequest, PlannerError> {
+    let (task, compiled) = (&*request.task, &*request.compiled);
+    Ok(match request.ability {
+        Ability::Plan => plan_prompt(task, compiled),
+        Ability::IdentifyDangers => identify_dangers_prompt(task, compiled),
+        Ability::InferConditions => infer_conditions_prompt(task, compiled),
+        Ability::SafeAlternative => safe_alternative_prompt(task, compiled).ok_or_else(|| {
+            PlannerError::Transient(format!(
+                "task `{}` has no unsafe reference plan (metadata.json \
+                         reference_feasible_plans.unsafe), which the safe-alternative ability \
+                         shows the model; add one or leave the task out",
+                task.id
+            ))
+        })?,
+    })
 }
