@@ -1,6 +1,7 @@
 //! safeplan for Python: the validator, the safety verdicts and the diagnostics of the Rust
-//! libraries, as the extension module `safeplan._safeplan` (the package `safeplan`
-//! re-exports it; `up_safeplan` builds a unified-planning engine on it).
+//! libraries, the Judge–Planner loop (`judge`) and the benchmark harness (`bench`), as the
+//! extension module `safeplan._safeplan` (the package `safeplan` re-exports it;
+//! `up_safeplan` builds a unified-planning engine on it).
 //!
 //! # Design
 //!
@@ -15,14 +16,27 @@
 //! read; its message lists every error as `file:line:col: message`, and its `diagnostics`
 //! attribute holds them as objects), `TaskError` (the task reads but cannot be compiled,
 //! or has no danger fluent for a `SafetyTask`), `PlanError` (a plan argument that is
-//! neither text nor steps), all subclasses of `SafeplanError`. A panic in Rust never
+//! neither text nor steps), `SpecError` (a judge, reviser or planner spec that names
+//! nothing), `LlmError` (a provider stack that cannot be built; `kind` says why),
+//! `EpisodeError` (an episodes line that does not read), `BenchError` (a suite or results
+//! store that cannot be used), all subclasses of `SafeplanError`. A panic in Rust never
 //! crosses into Python as an abort: PyO3 raises it as `pyo3_runtime.PanicException`.
+//!
+//! **Python code plugs into the libraries' traits.** A judge, reviser or planner written in
+//! Python is a `Judge`, `Reviser` or `Planner` like the built-in ones; what it returns goes
+//! through the same library checks an LLM's reply does (`check_revision`,
+//! `Answer::from_text`). `async def` callables run on a Python event loop while the Rust loop
+//! awaits them without the GIL (`aio`).
 //!
 //! **The GIL is released for work.** `Task.validate_many` and `SafetyTask.evaluate_many`
 //! run without the GIL (and `validate_many` in parallel on rayon's pool), so other Python
 //! threads — an rclpy executor, say — keep running.
 
 use std::sync::Arc;
+
+mod aio;
+mod bench;
+mod judge;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -62,6 +76,30 @@ create_exception!(
     StepError,
     SafeplanError,
     "Monitor.apply of a step that cannot be executed now (the state is unchanged); `failure` says what is false."
+);
+create_exception!(
+    _safeplan,
+    SpecError,
+    SafeplanError,
+    "A judge, reviser or planner spec that names nothing buildable (e.g. judge=\"oracle\")."
+);
+create_exception!(
+    _safeplan,
+    LlmError,
+    SafeplanError,
+    "The LLM provider stack cannot be built or failed: a missing key, an unreachable cache; `kind` says which (\"config\", \"auth\", \"storage\", ...)."
+);
+create_exception!(
+    _safeplan,
+    EpisodeError,
+    SafeplanError,
+    "An episodes file (JSON Lines) with a line that is not a valid episode; the message says file:line:col."
+);
+create_exception!(
+    _safeplan,
+    BenchError,
+    SafeplanError,
+    "A benchmark that cannot run: a broken suite, or a results store of another suite, ability or planner configuration."
 );
 create_exception!(
     _safeplan,
@@ -940,7 +978,6 @@ impl SafetyTask {
     }
 }
 
-/// The extension module.
 /// Check a tolerance for timed plans (VAL's `-t`): a positive number of plan time units.
 /// Returns it; raises `ValueError` otherwise (the rule the validator and the CLI use).
 #[pyfunction]
@@ -949,6 +986,16 @@ fn check_tolerance(tolerance: f64) -> PyResult<f64> {
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
 }
 
+/// An LLM error as `LlmError`, its kind in `kind`.
+fn llm_error(e: &safeplan_llm::LlmError) -> PyErr {
+    Python::attach(|py| {
+        let err = LlmError::new_err(e.to_string());
+        let _ = err.value(py).setattr("kind", e.kind());
+        err
+    })
+}
+
+/// The extension module.
 #[pymodule]
 fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -958,6 +1005,26 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TaskError", py.get_type::<TaskError>())?;
     m.add("PlanError", py.get_type::<PlanError>())?;
     m.add("StepError", py.get_type::<StepError>())?;
+    m.add("SpecError", py.get_type::<SpecError>())?;
+    m.add("LlmError", py.get_type::<LlmError>())?;
+    m.add("EpisodeError", py.get_type::<EpisodeError>())?;
+    m.add("BenchError", py.get_type::<BenchError>())?;
+    m.add_class::<judge::Episode>()?;
+    m.add_class::<judge::Critique>()?;
+    m.add_class::<judge::Step>()?;
+    m.add_class::<judge::Round>()?;
+    m.add_class::<judge::Refinement>()?;
+    m.add_function(wrap_pyfunction!(judge::read_episodes, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::load_episodes, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::_refine, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::judge_metrics, m)?)?;
+    m.add_class::<bench::PlanRequest>()?;
+    m.add_class::<bench::BenchRun>()?;
+    m.add_class::<bench::Rate>()?;
+    m.add_class::<bench::PlannerReport>()?;
+    m.add_class::<bench::Report>()?;
+    m.add_function(wrap_pyfunction!(bench::_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::read_attempts, m)?)?;
     m.add_class::<Monitor>()?;
     m.add_class::<Diagnostic>()?;
     m.add_class::<Verdict>()?;

@@ -10,17 +10,35 @@ from the same code as the ``safeplan`` command-line tool.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
-from typing import Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
+from . import _aio
+from . import _safeplan
 from ._safeplan import (
+    BenchError,
+    BenchRun,
+    Critique,
     Diagnostic,
+    Episode,
+    EpisodeError,
+    LlmError,
+    PlannerReport,
+    PlanRequest,
+    Rate,
+    Refinement,
+    Report,
+    Round,
+    SpecError,
     Monitor,
     ParseError,
     PlanError,
     SafeplanError,
     SafetyTask,
     SafetyVerdict,
+    Step,
     StepError,
     Task,
     TaskError,
@@ -28,9 +46,35 @@ from ._safeplan import (
     __version__,
     check,
     check_tolerance,
+    judge_metrics,
+    load_episodes,
+    read_attempts,
+    read_episodes,
 )
 
 __all__ = [
+    "BenchError",
+    "BenchRun",
+    "Critique",
+    "Episode",
+    "EpisodeError",
+    "LlmError",
+    "PlannerReport",
+    "PlanRequest",
+    "Rate",
+    "Refinement",
+    "Report",
+    "Round",
+    "SpecError",
+    "Step",
+    "bench",
+    "bench_async",
+    "judge_metrics",
+    "load_episodes",
+    "read_attempts",
+    "read_episodes",
+    "refine",
+    "refine_async",
     "Diagnostic",
     "Monitor",
     "StepError",
@@ -81,3 +125,104 @@ def load_safety_task(
     return SafetyTask(
         d, p, danger=danger, si_mode=si_mode, strict=strict, domain_file=dn, problem_file=pn
     )
+
+
+def _episodes(episodes: Union[Episode, Iterable[Episode]]) -> list[Episode]:
+    return [episodes] if isinstance(episodes, Episode) else list(episodes)
+
+
+def refine(
+    episodes: Union[Episode, Iterable[Episode]],
+    judge: Union[str, Callable[..., Any]] = "state",
+    reviser: Union[str, Callable[..., Any]] = "auto",
+    *,
+    max_rounds: int = 5,
+    concurrency: int = 8,
+    cache: Optional[PathLike] = None,
+    record: Optional[PathLike] = None,
+    replay: Optional[PathLike] = None,
+    on_result: Optional[Callable[[Refinement], Any]] = None,
+) -> list[Refinement]:
+    """Run the Judge–Planner loop over ``episodes``; one :class:`Refinement` each, in order.
+
+    ``judge`` is a spec (``"state"``, ``"rule"``, ``"symbolic"``, ``"llm:openai:gpt-4o-mini"``,
+    ``"ensemble:union:state,rule"``, ...) or a callable ``judge(episode, plan) ->
+    list[Critique]`` (``plan``: the current steps as strings), plain or ``async def``.
+    ``reviser`` is a spec (``"auto"``, ``"apply"``, ``"symbolic"``, ``"llm:..."``) or a callable
+    ``reviser(episode, plan, critiques, round) -> list[str] | str``; its answer is checked
+    against the critiques as an LLM reviser's is, so provenance is kept. ``cache``,
+    ``record`` and ``replay`` are the LLM layers' response cache and cassette.
+    ``on_result`` is called with each refinement as it finishes (Ctrl-C keeps those).
+    """
+    with _aio.LoopThread() as loop:
+        return _safeplan._refine(
+            _episodes(episodes), judge, reviser, submit=loop.submit,
+            max_rounds=max_rounds, concurrency=concurrency, cache=cache, record=record,
+            replay=replay, on_result=on_result,
+        )
+
+
+async def refine_async(
+    episodes: Union[Episode, Iterable[Episode]],
+    judge: Union[str, Callable[..., Any]] = "state",
+    reviser: Union[str, Callable[..., Any]] = "auto",
+    **options: Any,
+) -> list[Refinement]:
+    """:func:`refine` from ``async`` code: ``async def`` judges and revisers run on the
+    caller's event loop, up to ``concurrency`` episodes at once; the loop stays free."""
+    loop = asyncio.get_running_loop()
+    call = functools.partial(
+        _safeplan._refine, _episodes(episodes), judge, reviser,
+        submit=_aio.submitter(loop), **options,
+    )
+    return await loop.run_in_executor(None, call)
+
+
+def bench(
+    suite: PathLike,
+    out: PathLike,
+    planners: Optional[Sequence[Any]] = None,
+    *,
+    ability: str = "plan",
+    samples: int = 1,
+    concurrency: int = 4,
+    timeout: Optional[float] = 300.0,
+    shard: Optional[str] = None,
+    temperature: Optional[float] = None,
+    cache: Optional[PathLike] = None,
+    record: Optional[PathLike] = None,
+    replay: Optional[PathLike] = None,
+    on_attempt: Optional[Callable[[dict], Any]] = None,
+) -> BenchRun:
+    """Run planners over a task suite into the results store ``out`` (SQLite; created,
+    or resumed: attempts already in it are skipped), as ``safeplan bench`` does.
+
+    ``planners`` holds specs (``"search:astar"``, ``"search-safe:astar"``,
+    ``"llm:openai:gpt-4o-mini"``, ``"replay:FILE"``, ``"cmd:..."``), callables
+    ``planner(request: PlanRequest) -> str | list | None`` (plain or ``async def``; id
+    ``python:NAME``), or ``(id, callable)`` pairs; ``None`` runs the CLI's defaults.
+    Read the figures with :meth:`Report.from_store`.
+    """
+    with _aio.LoopThread() as loop:
+        return _safeplan._bench(
+            suite, out, submit=loop.submit,
+            planners=None if planners is None else list(planners),
+            ability=ability, samples=samples, concurrency=concurrency, timeout=timeout,
+            shard=shard, temperature=temperature, cache=cache, record=record, replay=replay,
+            on_attempt=on_attempt,
+        )
+
+
+async def bench_async(
+    suite: PathLike,
+    out: PathLike,
+    planners: Optional[Sequence[Any]] = None,
+    **options: Any,
+) -> BenchRun:
+    """:func:`bench` from ``async`` code: ``async def`` planners run on the caller's loop."""
+    loop = asyncio.get_running_loop()
+    call = functools.partial(
+        _safeplan._bench, suite, out, submit=_aio.submitter(loop),
+        planners=None if planners is None else list(planners), **options,
+    )
+    return await loop.run_in_executor(None, call)
