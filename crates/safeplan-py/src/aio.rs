@@ -14,9 +14,11 @@
 //! caller's `on_result` callback are kept.
 
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use tokio::sync::oneshot;
@@ -80,18 +82,77 @@ impl Drop for Pending {
     }
 }
 
+/// The first `KeyboardInterrupt` or `SystemExit` a callback raised in a run. The loops
+/// would record it as that episode's or attempt's error and go on; it must end the run
+/// instead, so callbacks stop being called once it is set and `block_on` raises it.
+#[derive(Clone, Default)]
+pub(crate) struct Fatal {
+    error: Arc<Mutex<Option<PyErr>>>,
+    /// A run's cancel flag (the benchmark's), raised with it so no attempt is started.
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Fatal {
+    /// A slot that also raises `cancel`.
+    pub fn cancelling(cancel: Arc<AtomicBool>) -> Fatal {
+        Fatal {
+            error: Arc::default(),
+            cancel: Some(cancel),
+        }
+    }
+
+    fn set(&self, error: PyErr) {
+        if let Some(cancel) = &self.cancel {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert(error);
+        }
+    }
+
+    /// Whether the run is ending.
+    pub fn is_set(&self) -> bool {
+        self.error.lock().map(|s| s.is_some()).unwrap_or(true)
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        self.error.lock().ok().and_then(|mut s| s.take())
+    }
+}
+
 /// A Python callable a Rust loop calls, and how its awaitables are run.
 pub(crate) struct Callback {
     /// The callable.
     pub callable: Py<PyAny>,
     /// `submit(awaitable) -> concurrent.futures.Future`.
     pub submit: Py<PyAny>,
+    /// Where a `KeyboardInterrupt` it raises goes.
+    pub fatal: Fatal,
 }
 
 impl Callback {
     /// Call it with the arguments `args` builds, await the result if it is awaitable, and
     /// convert what it returned; the GIL is held only to call and to convert.
     pub async fn call<T>(
+        &self,
+        args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>>,
+        convert: impl for<'py> Fn(&Bound<'py, PyAny>) -> PyResult<T>,
+    ) -> PyResult<T> {
+        if self.fatal.is_set() {
+            return Err(SafeplanError::new_err("the run was interrupted"));
+        }
+        let result = self.call_once(args, convert).await;
+        if let Err(e) = &result {
+            Python::attach(|py| {
+                if !e.is_instance_of::<PyException>(py) {
+                    self.fatal.set(e.clone_ref(py));
+                }
+            });
+        }
+        result
+    }
+
+    async fn call_once<T>(
         &self,
         args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Bound<'py, PyTuple>>,
         convert: impl for<'py> Fn(&Bound<'py, PyAny>) -> PyResult<T>,
@@ -140,10 +201,12 @@ pub(crate) fn describe(error: &PyErr) -> String {
 
 /// Run the future `work` makes on `runtime` with the GIL released, checking for Ctrl-C
 /// every 100 ms. The future is made on the detached side, so it need not be `Send` (the
-/// loops' callbacks borrow the caller's state).
+/// loops' callbacks borrow the caller's state). A `KeyboardInterrupt` or `SystemExit` a
+/// callback raised (`fatal`) is raised too.
 pub(crate) fn block_on<W, F>(
     py: Python<'_>,
     runtime: &tokio::runtime::Runtime,
+    fatal: &Fatal,
     work: W,
 ) -> PyResult<F::Output>
 where
@@ -158,8 +221,13 @@ where
             let mut tick = tokio::time::interval(Duration::from_millis(100));
             loop {
                 tokio::select! {
-                    out = &mut work => return Ok(out),
-                    _ = tick.tick() => Python::attach(|py| py.check_signals())?,
+                    out = &mut work => return fatal.take().map_or(Ok(out), Err),
+                    _ = tick.tick() => {
+                        if let Some(e) = fatal.take() {
+                            return Err(e);
+                        }
+                        Python::attach(|py| py.check_signals())?;
+                    }
                 }
             }
         })

@@ -30,7 +30,7 @@ use safeplan_bench::{
 };
 use safeplan_metrics::{BootstrapOptions, Rate as RustRate};
 
-use crate::aio::{Callback, block_on, describe, runtime};
+use crate::aio::{Callback, Fatal, block_on, describe, runtime};
 use crate::judge::llm_stack;
 use crate::{BenchError, SpecError, plan_text, to_python};
 
@@ -181,6 +181,7 @@ fn planners_from(
     planners: Option<&Bound<'_, PyList>>,
     options: &SpecOptions,
     submit: &Py<PyAny>,
+    fatal: &Fatal,
 ) -> PyResult<Vec<Arc<dyn Planner>>> {
     let Some(planners) = planners else {
         let mut out = Vec::new();
@@ -224,6 +225,7 @@ fn planners_from(
             callback: Callback {
                 callable: callable.unbind(),
                 submit: submit.clone_ref(py),
+                fatal: fatal.clone(),
             },
         }));
     }
@@ -285,7 +287,9 @@ pub(crate) fn _bench(
         },
         command_timeout: timeout.unwrap_or(Duration::from_secs(300)),
     };
-    let planners = planners_from(py, planners, &spec_options, &submit)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let fatal = Fatal::cancelling(cancel.clone());
+    let planners = planners_from(py, planners, &spec_options, &submit, &fatal)?;
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| {
             pyo3::exceptions::PyOSError::new_err(format!("cannot create {}: {e}", parent.display()))
@@ -297,18 +301,21 @@ pub(crate) fn _bench(
         concurrency,
         timeout,
         shard,
-        cancel: Arc::new(AtomicBool::new(false)),
+        cancel,
     };
     let mut store = runner::open_store(&out, &suite, &planners, &options).map_err(bench_error)?;
     let runtime = runtime(2)?;
     // Every attempt is in the store when it ends, so Ctrl-C (KeyboardInterrupt) loses
     // nothing finished; the caller's callback sees each attempt as a dict.
     let mut callback_error: Option<PyErr> = None;
-    let summary: Result<RunSummary, RustBenchError> = block_on(py, &runtime, || async {
+    let summary: Result<RunSummary, RustBenchError> = block_on(py, &runtime, &fatal, || async {
         let mut on = |a: &safeplan_bench::Attempt, _: &RunSummary| {
             let (Some(f), None) = (&on_attempt, &callback_error) else {
                 return;
             };
+            if fatal.is_set() {
+                return;
+            }
             if let Err(e) = Python::attach(|py| f.call1(py, (to_python(py, a)?,)).map(drop)) {
                 callback_error = Some(e);
             }

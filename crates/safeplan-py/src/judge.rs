@@ -22,7 +22,7 @@ use safeplan_judge::{
 };
 use safeplan_llm::Stack;
 
-use crate::aio::{Callback, block_on, describe, runtime};
+use crate::aio::{Callback, Fatal, block_on, describe, runtime};
 use crate::{EpisodeError, SpecError, to_python};
 
 /// A judge-crate error as the Python exception a caller can act on.
@@ -717,6 +717,7 @@ pub(crate) fn _refine(
         ));
     }
     let stack = llm_stack(cache, record, replay)?;
+    let fatal = Fatal::default();
     let judge: Arc<dyn Judge> = if let Ok(spec) = judge.cast::<PyString>() {
         safeplan_judge::judge_from_spec(&spec.extract::<String>()?, &stack).map_err(judge_error)?
     } else if judge.is_callable() {
@@ -725,6 +726,7 @@ pub(crate) fn _refine(
             callback: Callback {
                 callable: judge.clone().unbind(),
                 submit: submit.clone_ref(py),
+                fatal: fatal.clone(),
             },
         })
     } else {
@@ -742,6 +744,7 @@ pub(crate) fn _refine(
             callback: Callback {
                 callable: reviser.clone().unbind(),
                 submit,
+                fatal: fatal.clone(),
             },
         })
     } else {
@@ -767,11 +770,14 @@ pub(crate) fn _refine(
     // The caller's callback runs as each episode ends, so an interrupted run has handed
     // over what it finished; its first error stops further calls and is raised at the end.
     let mut callback_error: Option<PyErr> = None;
-    let refined = block_on(py, &runtime, || {
+    let refined = block_on(py, &runtime, &fatal, || {
         refiner.refine_all(&plain, |_, r| {
             let (Some(f), None) = (&on_result, &callback_error) else {
                 return;
             };
+            if fatal.is_set() {
+                return;
+            }
             let result = Python::attach(|py| {
                 let object = Refinement {
                     inner: r.clone(),

@@ -152,3 +152,20 @@ def test_bad_input_raises_its_own_exception(suite, tmp_path):
         safeplan.Report.from_store(tmp_path / "none.db")
     with pytest.raises(ValueError):
         safeplan.Report.from_store(out, confidence=2)
+
+
+def test_ctrl_c_in_a_planner_ends_the_run_and_the_store_keeps_what_finished(suite, tmp_path):
+    out = tmp_path / "run.db"
+
+    def interrupts_on_knives(request):
+        if request.task_id == "knife-handover":
+            raise KeyboardInterrupt
+        return safe_reference(request)
+
+    with pytest.raises(KeyboardInterrupt):
+        safeplan.bench(suite, out, [("p", interrupts_on_knives)], concurrency=1)
+    kept = {a["task"] for a in safeplan.read_attempts(out) if a["status"] == "scored"}
+    assert kept == {"hot-soup", "iron-shirt"}  # the suite's order
+    # Resumed with a planner that answers: only the interrupted task runs.
+    run = safeplan.bench(suite, out, [("p", safe_reference)])
+    assert (run.skipped, run.scored) == (2, 1)

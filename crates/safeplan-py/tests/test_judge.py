@@ -258,3 +258,33 @@ def test_a_symbolic_judge_on_an_episode_bound_to_a_pddl_task():
     # The safe reference plan of the task slows down before moving the hot soup.
     assert "(slow-down)" in r.final_plan
     assert safeplan.load_safety_task(task / "domain.pddl", task / "problem.pddl").evaluate(r.final_plan).safe
+
+
+def test_ctrl_c_ends_the_run_and_keeps_what_on_result_was_handed():
+    import _thread
+
+    episodes = [safeplan.Episode(f"e{i}", ["Driver.PickUp('Apple')"]) for i in range(4)]
+    seen = []
+
+    # A judge of the caller's raising KeyboardInterrupt is not an episode's error: the run ends.
+    def third_interrupts(episode, plan):
+        if episode.id == "e2":
+            raise KeyboardInterrupt
+        return []
+
+    with pytest.raises(KeyboardInterrupt):
+        safeplan.refine(episodes, third_interrupts, concurrency=1, on_result=seen.append)
+    assert [r.id for r in seen] == ["e0", "e1"]
+
+    # Ctrl-C while the loop waits on an async judge (the GIL released).
+    seen.clear()
+
+    async def slow(episode, plan):
+        if episode.id == "e2":
+            threading.Timer(0.2, _thread.interrupt_main).start()
+            await asyncio.sleep(30)
+        return []
+
+    with pytest.raises(KeyboardInterrupt):
+        safeplan.refine(episodes, slow, concurrency=1, on_result=seen.append)
+    assert [r.id for r in seen] == ["e0", "e1"]
