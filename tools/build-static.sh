@@ -6,6 +6,9 @@
 #
 #   tools/build-static.sh          # prints the path of the binary it built
 #
+# It builds both executables of the package into one folder: `safeplan` (the core commands)
+# and `safeplan-full` (every command; `safeplan` hands the others to it). Copy both.
+#
 # Linux with glibc only. The LLM subcommands of a static glibc binary resolve host names
 # through the system's NSS modules at run time, so build it on the machine (or the glibc
 # version) it runs on; validation, checking and planning need nothing from the system.

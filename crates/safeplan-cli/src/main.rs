@@ -1,4 +1,4 @@
-//! `safeplan`: the command-line tool of safeplan.
+//! `safeplan`: the command-line tool of safeplan (its core commands; see "Two executables").
 //!
 //! # Design
 //!
@@ -45,10 +45,22 @@
 //! not be used. `plan` ([`plan`], with `safeplan-search`): 0 a plan found, 1 proven that none
 //! exists, 3 a search limit reached first. `llm ask` ([`llm`], with `safeplan-llm`): 0 a
 //! reply, 1 the provider failed after retries, 2 a configuration error. `synth` and
-//! `inject-noise` ([`synth`], with `safeplan-bench`): 0 written, 2 otherwise. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
-//! reply, 1 the provider failed after retries, 2 a configuration error. `report`
-//! ([`bench_report`], with `safeplan-bench`): 0 written, 2 unusable input. All: 2 the invocation was unusable (bad arguments, an unreadable file, or
-//! standard output failed).
+//! `inject-noise` (with `safeplan-bench`): 0 written, 2 otherwise. `report` (with
+//! `safeplan-bench`): 0 written, 2 unusable input. All: 2 the invocation was unusable (bad
+//! arguments, an unreadable file, or standard output failed).
+//!
+//! # Two executables
+//!
+//! A robot stack or a benchmark script starts `safeplan validate` once per plan, so the
+//! start of the process is most of what it costs; and a start costs in proportion to what
+//! the kernel must map and fault in. So the package builds two executables. `safeplan`
+//! (this file) links only the parser, validator and planner and runs the core commands
+//! (`check`, `validate`, `basic`, `validate-suite`, `plan`, and `--version`) itself; any other
+//! command line — `bench`, `judge`, `llm`, `mcp`, `report`, `--help` — it hands unchanged to
+//! `safeplan-full`, the executable beside it that has every command, by `exec` on Unix (the
+//! same process, standard streams and signals: an MCP client or Ctrl-C sees no difference).
+//! Both parse the core commands with the same clap types ([`args`]) and run them with the
+//! same code ([`run`]). `cargo run -p safeplan-cli` runs `safeplan-full`.
 
 // This is the one crate that prints: the workspace warns on `print_stdout`/`print_stderr` so
 // that libraries never do, and the command-line tool is where printing belongs.
@@ -56,136 +68,107 @@
 
 mod args;
 mod basic;
-mod bench;
-mod bench_report;
 mod check;
-mod judge;
-mod judge_cv;
-mod llm;
 mod manifest;
-mod mcp;
 mod plan;
-mod priors;
 mod render;
 mod report;
+mod run;
 mod safety;
 mod suite;
-mod synth;
-mod teach_noise;
 mod validate;
 
+use std::ffi::OsString;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use crate::args::CoreCli;
 
-use crate::args::{Cli, Command};
-use crate::check::{Failure, Status};
+/// The commands this executable runs itself.
+const CORE: [&str; 5] = ["check", "validate", "basic", "validate-suite", "plan"];
 
-/// Exit code: the input was checked and has no errors; every plan is valid.
-const EXIT_OK: u8 = 0;
-/// Exit code: the input was checked and has at least one error; a plan is invalid.
-const EXIT_ERRORS: u8 = 1;
-/// Exit code: the command could not do its job (usage, unreadable file, failed output;
-/// for `validate`, any input with errors).
-const EXIT_UNUSABLE: u8 = 2;
-/// Exit code: `plan` stopped at a limit before finding a plan or proving there is none.
-const EXIT_LIMIT: u8 = 3;
-/// `bench` stopped by Ctrl-C (resumable), as a shell reports SIGINT.
-const EXIT_CANCELLED: u8 = 130;
+/// The executable with every command, next to this one.
+const FULL: &str = "safeplan-full";
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if !runs_here(&args) {
+        return ExitCode::from(hand_over(&args));
+    }
+    let cli: CoreCli = match run::parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            // `--help` and `--version` are "errors" that print to stdout and succeed.
-            let code = if e.use_stderr() {
-                EXIT_UNUSABLE
-            } else {
-                EXIT_OK
-            };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return ExitCode::from(code),
     };
     let color = cli.color.enabled();
-    let result = match &cli.command {
-        Command::Check(args) => check::run(args, color).map(|status| match status {
-            Status::Clean => EXIT_OK,
-            Status::Errors => EXIT_ERRORS,
-        }),
-        Command::Validate(args) => validate::run(args, color).map(|status| match status {
-            validate::Status::Valid => EXIT_OK,
-            validate::Status::Invalid => EXIT_ERRORS,
-            validate::Status::InputErrors => EXIT_UNUSABLE,
-        }),
-        Command::Basic(args) => basic::run(args, color).map(|()| EXIT_OK),
-        Command::ValidateSuite(args) => suite::run(args, color).map(|status| match status {
-            suite::Status::AsExpected => EXIT_OK,
-            suite::Status::NotAsExpected => EXIT_ERRORS,
-            suite::Status::InputErrors => EXIT_UNUSABLE,
-        }),
-        Command::Plan(args) => plan::run(args, color).map(|status| match status {
-            plan::Status::Found => EXIT_OK,
-            plan::Status::Unsolvable => EXIT_ERRORS,
-            plan::Status::Limit => EXIT_LIMIT,
-        }),
-        Command::Llm(args) => Ok(llm::run(args)),
-        Command::Judge(args) => judge::run(args).map(|status| match status {
-            judge::Status::Done => EXIT_OK,
-            judge::Status::SomeFailed => EXIT_ERRORS,
-        }),
-        Command::Priors(args) => priors::run(args).map(|()| EXIT_OK),
-        Command::Mcp(args) => mcp::run(args).map(|()| EXIT_OK),
-        Command::TeachNoise(args) => teach_noise::run(args).map(|()| EXIT_OK),
-        Command::Bench(args) => bench::run(args).map(|status| match status {
-            bench::Status::Complete => EXIT_OK,
-            bench::Status::Errors => EXIT_LIMIT,
-            bench::Status::Cancelled => EXIT_CANCELLED,
-        }),
-        Command::Merge(args) => bench::merge(args).map(|()| EXIT_OK),
-        Command::Synth(args) => synth::run_synth(args).map(|()| EXIT_OK),
-        Command::InjectNoise(args) => synth::run_noise(args).map(|()| EXIT_OK),
-        Command::Report(args) => bench_report::run(args).map(|()| EXIT_OK),
-    };
-    ExitCode::from(match result {
-        Ok(code) => code,
-        Err(failure) => {
-            report_failure(&failure);
-            EXIT_UNUSABLE
-        }
-    })
+    ExitCode::from(run::finish(run::core(&cli.command, color)))
 }
 
-/// Tell the user on stderr why nothing (or not everything) could be done.
-fn report_failure(failure: &Failure) {
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
-    // If stderr itself is gone there is no one left to tell: ignore write errors.
-    match failure {
-        Failure::Read(errors) => {
-            for e in errors {
-                let _ = writeln!(
-                    err,
-                    "error: cannot read {}: {}\n  hint: {}",
-                    e.path.display(),
-                    e.reason(),
-                    e.hint()
-                );
+/// Whether the command line is one of the core commands (its first word that is not an
+/// option, skipping `--color`'s value), or `--version` alone.
+fn runs_here(args: &[OsString]) -> bool {
+    let rest: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str().unwrap_or(""))
+        .collect();
+    if matches!(rest.as_slice(), ["--version"] | ["-V"]) {
+        return true;
+    }
+    let mut words = rest.iter();
+    while let Some(word) = words.next() {
+        match *word {
+            "--color" => {
+                words.next();
             }
-        }
-        Failure::Write(e) => {
-            let _ = writeln!(
-                err,
-                "error: cannot write the report to standard output: {e}"
-            );
-        }
-        Failure::Input { message, hint } => {
-            let _ = writeln!(err, "error: {message}");
-            if let Some(hint) = hint {
-                let _ = writeln!(err, "  hint: {hint}");
-            }
+            w if w.starts_with('-') => {}
+            w => return CORE.contains(&w),
         }
     }
-    let _ = err.flush();
+    false
+}
+
+/// Run `safeplan-full` with the same arguments; its exit code is ours. On Unix it replaces
+/// this process, so it returns only if that could not be done.
+fn hand_over(args: &[OsString]) -> u8 {
+    let full = std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            Some(
+                exe.parent()?
+                    .join(format!("{FULL}{}", std::env::consts::EXE_SUFFIX)),
+            )
+        })
+        .unwrap_or_else(|| PathBuf::from(FULL));
+    let mut command = std::process::Command::new(&full);
+    command.args(args.iter().skip(1));
+    #[cfg(unix)]
+    let error = {
+        use std::os::unix::process::CommandExt;
+        if let Some(arg0) = args.first() {
+            command.arg0(arg0);
+        }
+        command.exec()
+    };
+    #[cfg(not(unix))]
+    let error = match command.status() {
+        Ok(status) => return status.code().map_or(run::EXIT_UNUSABLE, |c| c as u8),
+        Err(e) => e,
+    };
+    let word = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy())
+        .find(|a| !a.starts_with('-'))
+        .map_or_else(
+            || "this command line".to_string(),
+            |w| format!("`safeplan {w}`"),
+        );
+    let stderr = std::io::stderr();
+    let _ = writeln!(
+        stderr.lock(),
+        "error: {word} is run by {}, which could not be started: {error}\n  hint: install both executables of the package: cargo install --path crates/safeplan-cli (or build them with cargo build -p safeplan-cli)",
+        full.display()
+    );
+    run::EXIT_UNUSABLE
 }

@@ -2117,3 +2117,71 @@ fn validate_suite_reports_a_mismatch_and_an_unusable_task() {
         stderr(&out)
     );
 }
+
+/// `safeplan` runs the core commands itself and hands the others to `safeplan-full`: help
+/// lists every command, and a heavy command works through `safeplan`.
+#[test]
+fn the_core_executable_hands_other_commands_to_safeplan_full() {
+    let dir = Dir::new("two-executables");
+    let help = run(&dir, &["--help"]);
+    assert_eq!(code(&help), 0, "{}", stderr(&help));
+    for command in ["validate", "plan", "bench", "judge", "mcp", "report"] {
+        assert!(
+            stdout(&help).contains(command),
+            "{command} missing from\n{}",
+            stdout(&help)
+        );
+    }
+    let version = run(&dir, &["--version"]);
+    let full_version = Command::new(env!("CARGO_BIN_EXE_safeplan-full"))
+        .arg("--version")
+        .output()
+        .expect("run safeplan-full");
+    assert_eq!(stdout(&version), stdout(&full_version));
+    assert_eq!(
+        stdout(&version).trim(),
+        concat!("safeplan ", env!("CARGO_PKG_VERSION"))
+    );
+    // A usage error of a handed-over command is safeplan-full's, with its exit code.
+    let bad = run(&dir, &["--color", "never", "bench", "--samples", "lots"]);
+    assert_eq!(code(&bad), 2);
+    assert!(
+        stderr(&bad).contains("invalid value 'lots' for '--samples"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+/// Alone, without `safeplan-full` beside it, `safeplan` still validates (the core commands
+/// need nothing else) and says how to install the rest when asked for another command.
+#[test]
+fn the_core_executable_alone_validates_and_explains_what_is_missing() {
+    let dir = Dir::new("core-alone");
+    dir.write("domain.pddl", DOMAIN)
+        .write("problem.pddl", PROBLEM)
+        .write("plan.txt", PLAN);
+    let alone = dir
+        .path()
+        .join(format!("safeplan{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(env!("CARGO_BIN_EXE_safeplan"), &alone).expect("copy safeplan");
+    let run_alone = |args: &[&str]| {
+        Command::new(&alone)
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the lone safeplan")
+    };
+    let valid = run_alone(&["validate", "domain.pddl", "problem.pddl", "plan.txt"]);
+    assert_eq!(code(&valid), 0, "{}", stderr(&valid));
+    assert!(stdout(&valid).contains("valid"));
+    let bench = run_alone(&["bench", "examples/tasks"]);
+    assert_eq!(code(&bench), 2);
+    let message = stderr(&bench);
+    assert!(message.contains("`safeplan bench` is run by"), "{message}");
+    assert!(message.contains("safeplan-full"), "{message}");
+    assert!(
+        message.contains("cargo install --path crates/safeplan-cli"),
+        "{message}"
+    );
+}
