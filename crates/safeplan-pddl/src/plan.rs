@@ -544,15 +544,17 @@ impl<'a> Reader<'a> {
         } else {
             "object name"
         };
-        let what = format!("an {noun}");
-        let short = shorten(text, 40);
+        // The messages are built only for a bad name: this runs for every name of every
+        // step, thousands per plan.
+        let what = || format!("an {noun}");
+        let short = || shorten(text, 40);
         if text.starts_with('?') {
             local.push(
                 Diagnostic::error(
                     Code::UnexpectedToken,
                     FILE,
                     t.span,
-                    format!("expected {what}, found the variable `{short}`"),
+                    format!("expected {}, found the variable `{}`", what(), short()),
                 )
                 .with_help(
                     "a plan step names objects of the problem, e.g. `(move a b)`; variables \
@@ -565,7 +567,7 @@ impl<'a> Reader<'a> {
                     Code::UnexpectedToken,
                     FILE,
                     t.span,
-                    format!("expected {what}, found the keyword `{short}`"),
+                    format!("expected {}, found the keyword `{}`", what(), short()),
                 )
                 .with_help(
                     "a plan is a list of steps `(action arg ...)`; keywords like `:action` \
@@ -584,7 +586,8 @@ impl<'a> Reader<'a> {
                     FILE,
                     t.span,
                     format!(
-                        "`{short}` is not a valid {noun}: {bad:?} is not allowed in PDDL names"
+                        "`{}` is not a valid {noun}: {bad:?} is not allowed in PDDL names",
+                        short()
                     ),
                 )
                 .with_help(help),
