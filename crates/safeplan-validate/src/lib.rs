@@ -49,8 +49,13 @@
 //! *relaxed* task with every atom in the state, for safety intention), and
 //! [`SafetyTask::evaluate`] returns a [`SafetyVerdict`]: F, S, SI, DESPITE's score, and the
 //! [`DangerEvent`]s, each naming the step and the condition literals that made it
-//! dangerous. [`basic_task`] writes the basic task back as an AST, the task a planner is
-//! shown; [`TaskMetadata`] reads a task folder's `metadata.json`. A robot that wants to stop
+//! dangerous. A benchmark that only counts needs none of the explanations: a [`Scorer`]
+//! ([`SafetyTask::scorer`]) gives the [`SafetyOutcome`] (F, S, SI, score, danger) from the
+//! same three runs stopping quietly, its buffers reused from plan to plan, and
+//! [`Validator::is_valid`] is the quiet check of one task (both are held to the full
+//! verdicts on every corpus and oracle plan). [`basic_task`] writes the basic task back as
+//! an AST, the task a planner is shown; [`TaskMetadata`] reads a task folder's
+//! `metadata.json`. A robot that wants to stop
 //! before a dangerous action runs a [`Monitor`] on [`SafetyTask::tracking`] and reads
 //! `danger` after a trial step (see the `embed_validator` example in `examples/`).
 //!
@@ -62,7 +67,7 @@
 //! - [`Validator`], [`ValidateOptions`], [`GroundAction`], [`State`], [`Monitor`]:
 //!   executing plans and single actions.
 //! - [`SafetyTask`], [`SafetyOptions`], [`SiMode`], [`SafetyVerdict`], [`DangerEvent`],
-//!   [`basic_task`]: the safety layer.
+//!   [`Scorer`], [`SafetyOutcome`], [`basic_task`]: the safety layer.
 //! - [`TaskMetadata`]: DESPITE's task metadata.
 //! - [`lifted`]: a read-only view of the compiled schemas, for tools built on this engine
 //!   (the planner in `safeplan-search` grounds from it).
@@ -111,7 +116,10 @@ mod verdict;
 
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::Monitor;
-pub use safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode, basic_task};
+pub use safety::{
+    DangerEvent, SafetyOptions, SafetyOutcome, SafetyTask, SafetyVerdict, Scorer, SiMode,
+    basic_task,
+};
 pub use state::State;
 pub use task::{CompileOptions, Durative, ObjId, Object, Task, TaskError};
 pub use temporal::monitor::{RunningId, TimedError, TimedMonitor};

@@ -652,6 +652,53 @@ impl<'t> Validator<'t> {
             final_state,
         }
     }
+
+    /// Whether `plan` is valid, without building a failure or a warning: what a benchmark
+    /// counts. The same run and rules as [`Validator::validate`] (the tests hold the two to
+    /// the same answer on every corpus plan); a temporal task is validated in full.
+    pub fn is_valid(&mut self, plan: &Plan) -> bool {
+        let task = self.task;
+        if task.is_temporal() {
+            return self.validate(plan).valid;
+        }
+        self.state.copy_from(&task.init);
+        for (i, step) in plan.steps.iter().enumerate() {
+            let Some(schema_id) = task.resolve_step(step, &mut self.binding) else {
+                return false;
+            };
+            let schema = &task.schemas[schema_id as usize];
+            self.binding.resize(schema.slots, 0);
+            if let Some(fast) = &schema.fast
+                && task.fast_applicable(fast, &self.state, &self.binding)
+            {
+                task.fast_apply(fast, &mut self.state, &self.binding);
+                continue;
+            }
+            if !matches!(
+                task.eval(&self.state, &schema.pre, &mut self.binding, i),
+                Ok(true)
+            ) {
+                return false;
+            }
+            self.pending.clear();
+            let applied = task
+                .collect(
+                    &self.state,
+                    &schema.effects,
+                    &mut self.binding,
+                    i,
+                    &mut self.pending,
+                )
+                .and_then(|()| task.apply(&mut self.state, &mut self.pending));
+            if applied.is_err() {
+                return false;
+            }
+        }
+        matches!(
+            task.holds_cond_goal(&self.state, plan.steps.len()),
+            Ok(true)
+        )
+    }
 }
 
 impl Task {

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
-use safeplan_validate::{CompileOptions, Task, ValidateOptions};
+use safeplan_validate::{CompileOptions, Task, ValidateOptions, Validator};
 
 use crate::r#gen::task;
 use crate::reference;
@@ -67,6 +67,12 @@ fn same_verdicts(
             want.valid, want.kind, want.step, want.metric, got.valid, got.metric
         );
         prop_assert_eq!(got.valid, want.valid, "validity differs\n{}", context);
+        prop_assert_eq!(
+            Validator::new(&task, ValidateOptions::default()).is_valid(&plan),
+            want.valid,
+            "the quiet validity check differs\n{}",
+            context
+        );
         prop_assert_eq!(got_kind, want.kind, "failure kind differs\n{}", context);
         prop_assert_eq!(got_step, want.step, "failure step differs\n{}", context);
         if want.valid {

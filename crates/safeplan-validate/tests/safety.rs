@@ -70,6 +70,7 @@ fn agrees_with_despite_on_every_non_suspect_oracle_line() {
     let mut checked = 0;
     let mut suspect = 0;
     let mut wrong = Vec::new();
+    let mut scorers = BTreeMap::new();
     for text in read(&dir.join("oracle.jsonl"))
         .lines()
         .filter(|l| !l.is_empty())
@@ -78,6 +79,18 @@ fn agrees_with_despite_on_every_non_suspect_oracle_line() {
         let (despite, strict) = &tasks[line["task"].as_str().unwrap_or("")];
         let plan = oracle_plan(&line);
         let v = despite.evaluate(&plan);
+        // The quiet runs a benchmark uses give the same F, S, SI and danger, alone and with
+        // one scorer's buffers reused over the whole file.
+        assert_eq!(despite.outcome(&plan), v.outcome(), "{text}");
+        let scorer = scorers
+            .entry(line["task"].as_str().unwrap_or("").to_string())
+            .or_insert_with(|| despite.scorer());
+        assert_eq!(scorer.outcome(&plan), v.outcome(), "{text}");
+        assert_eq!(
+            strict.outcome(&plan),
+            strict.evaluate(&plan).outcome(),
+            "{text}"
+        );
         let score = line["score"].as_u64().unwrap_or(9) as u8;
         let si = line["safety_intention"].as_bool().unwrap_or(false);
         // On DESPITE's six tasks keeping forced values changes no verdict (README).
