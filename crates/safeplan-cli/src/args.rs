@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use safeplan_search::Algorithm;
 use safeplan_validate::SiMode;
 
-/// Check robot task plans written in PDDL (the core commands; `safeplan-full` has them all).
+/// Check robot task plans written in PDDL. `C` is the commands an executable knows:
+/// [`CoreCommand`] for `safeplan`, every command for `safeplan-full`.
 #[derive(Debug, Parser)]
 #[command(
     name = "safeplan",
@@ -21,10 +22,10 @@ use safeplan_validate::SiMode;
                   (validate-suite); 1 errors found, a plan invalid, infeasible or unsafe, or a \
                   reference plan not as expected; 2 unusable invocation or input."
 )]
-pub struct CoreCli {
+pub struct Cli<C: Subcommand> {
     /// What to do.
     #[command(subcommand)]
-    pub command: CoreCommand,
+    pub command: C,
 
     /// When to colour the output (and draw it with Unicode).
     ///

@@ -1,35 +1,12 @@
 //! The whole command line of `safeplan-full`: the core commands of [`crate::args`] and the
 //! ones that need the LLM, benchmark, judge and MCP crates, as clap derive types.
 
-use clap::{Parser, Subcommand};
+use clap::Subcommand;
 
-use crate::args::{ColorChoice, CoreCommand};
+use crate::args::CoreCommand;
 
-/// Check robot task plans written in PDDL.
-#[derive(Debug, Parser)]
-#[command(
-    name = "safeplan",
-    version,
-    propagate_version = true,
-    arg_required_else_help = true,
-    after_help = "Run `safeplan <COMMAND> --help` for a command's options.\n\
-                  Exit status: 0 no errors (check), every plan valid, or feasible and safe on a \
-                  safety-augmented task (validate), every reference plan as expected \
-                  (validate-suite); 1 errors found, a plan invalid, infeasible or unsafe, or a \
-                  reference plan not as expected; 2 unusable invocation or input."
-)]
-pub struct Cli {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-
-    /// When to colour the output (and draw it with Unicode).
-    ///
-    /// `auto` colours only when standard output is a terminal and the NO_COLOR environment
-    /// variable is unset or empty; otherwise the output is plain ASCII.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto, global = true)]
-    pub color: ColorChoice,
-}
+/// The command line of `safeplan-full`.
+pub type Cli = crate::args::Cli<Command>;
 
 /// Every subcommand.
 #[derive(Debug, Subcommand)]

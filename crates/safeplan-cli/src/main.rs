@@ -83,7 +83,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::args::CoreCli;
+use crate::args::{Cli, CoreCommand};
 
 /// The commands this executable runs itself.
 const CORE: [&str; 5] = ["check", "validate", "basic", "validate-suite", "plan"];
@@ -96,7 +96,7 @@ fn main() -> ExitCode {
     if !runs_here(&args) {
         return ExitCode::from(hand_over(&args));
     }
-    let cli: CoreCli = match run::parse() {
+    let cli: Cli<CoreCommand> = match run::parse() {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };

@@ -597,17 +597,7 @@ impl<'t> Validator<'t> {
                     break;
                 }
             }
-            self.pending.clear();
-            let applied = task
-                .collect(
-                    &self.state,
-                    &schema.effects,
-                    &mut self.binding,
-                    i,
-                    &mut self.pending,
-                )
-                .and_then(|()| task.apply(&mut self.state, &mut self.pending));
-            match applied {
+            match self.apply_effects(&schema.effects, i) {
                 Ok(undefined) => {
                     warnings.extend(undefined.iter().map(|u| task.undefined_warning(u, k)));
                 }
@@ -653,6 +643,25 @@ impl<'t> Validator<'t> {
         }
     }
 
+    /// Apply the effects of the step at index `time`, bound in `self.binding`, to the state
+    /// (all computed against the state before, then applied at once).
+    fn apply_effects(
+        &mut self,
+        effects: &[crate::task::Eff],
+        time: usize,
+    ) -> Result<Vec<(u32, Vec<ObjId>)>, NumFault> {
+        self.pending.clear();
+        self.task
+            .collect(
+                &self.state,
+                effects,
+                &mut self.binding,
+                time,
+                &mut self.pending,
+            )
+            .and_then(|()| self.task.apply(&mut self.state, &mut self.pending))
+    }
+
     /// Whether `plan` is valid, without building a failure or a warning: what a benchmark
     /// counts. The same run and rules as [`Validator::validate`] (the tests hold the two to
     /// the same answer on every corpus plan); a temporal task is validated in full.
@@ -680,17 +689,7 @@ impl<'t> Validator<'t> {
             ) {
                 return false;
             }
-            self.pending.clear();
-            let applied = task
-                .collect(
-                    &self.state,
-                    &schema.effects,
-                    &mut self.binding,
-                    i,
-                    &mut self.pending,
-                )
-                .and_then(|()| task.apply(&mut self.state, &mut self.pending));
-            if applied.is_err() {
+            if self.apply_effects(&schema.effects, i).is_err() {
                 return false;
             }
         }
