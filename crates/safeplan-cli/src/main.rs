@@ -43,7 +43,7 @@
 //! plan with errors, or a plan file that cannot be read). `basic`: 0 written, 2 otherwise.
 //! `validate-suite`: 0 every task as expected, 1 some task not, 2 a task folder that could
 //! not be used. `plan` ([`plan`], with `safeplan-search`): 0 a plan found, 1 proven that none
-//! exists, 3 a search limit reached first. `llm ask` ([`llm`], with `safeplan-llm`): 0 a
+//! exists, 3 a search limit reached first. `llm ask` (with `safeplan-llm`): 0 a
 //! reply, 1 the provider failed after retries, 2 a configuration error. `synth` and
 //! `inject-noise` (with `safeplan-bench`): 0 written, 2 otherwise. `report` (with
 //! `safeplan-bench`): 0 written, 2 unusable input. All: 2 the invocation was unusable (bad
