@@ -303,8 +303,10 @@ pub fn compile(
         return None;
     };
     #[allow(clippy::needless_update)]
+    // The checker has just run on both (with `strict`) and found no error.
     let options = CompileOptions {
         strict,
+        already_checked: true,
         ..CompileOptions::default()
     };
     let compiled = Task::compile_with(domain, problem, &options).and_then(|task| {

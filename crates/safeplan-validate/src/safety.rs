@@ -269,10 +269,17 @@ impl SafetyTask {
             d_init,
             Span::default(),
         ));
-        let basic = Task::compile_with(&basic_domain, &basic_problem, &options.compile)?;
+        // The basic task is ours, written from the augmented one: always checked.
+        let basic_options = CompileOptions {
+            already_checked: false,
+            ..options.compile.clone()
+        };
+        let basic = Task::compile_with(&basic_domain, &basic_problem, &basic_options)?;
         let tracking = Task::compile_with(domain, &tracking_problem, &options.compile)?;
+        // The same domain and problem as `tracking`, checked just now.
         let relaxed_options = CompileOptions {
             static_facts: false,
+            already_checked: true,
             ..options.compile.clone()
         };
         let relaxed = Task::compile_with(domain, &tracking_problem, &relaxed_options)?;

@@ -92,6 +92,12 @@ pub struct CompileOptions {
     /// `false` puts every atom in the state, so that a state may be edited freely — the
     /// relaxed runs of safety intention force arbitrary facts true.
     pub static_facts: bool,
+    /// The caller has already run the checker on this domain and problem (with the same
+    /// `strict`) and found no error, so compiling does not run it again: the CLI does, to
+    /// report every diagnostic, and a task checked twice costs twice on large problems. A
+    /// task with errors compiled this way is still refused, by the compiler where it meets
+    /// the first one (`TaskError::Unsupported`), with a less helpful message.
+    pub already_checked: bool,
 }
 
 impl Default for CompileOptions {
@@ -101,6 +107,7 @@ impl Default for CompileOptions {
             numeric_slack: 1e-4,
             strict: false,
             static_facts: true,
+            already_checked: false,
         }
     }
 }
@@ -367,21 +374,23 @@ impl Task {
 
     /// Check and compile a domain and problem.
     ///
-    /// The checker runs first: a task with errors (undefined names, arity or type errors)
-    /// is refused with all its diagnostics, so everything after can rely on a
-    /// well-formed task.
+    /// The checker runs first (unless [`CompileOptions::already_checked`]): a task with
+    /// errors (undefined names, arity or type errors) is refused with all its diagnostics,
+    /// so everything after can rely on a well-formed task.
     pub fn compile_with(
         domain: &Domain,
         problem: &Problem,
         options: &CompileOptions,
     ) -> Result<Task, TaskError> {
-        let check = CheckOptions {
-            strict: options.strict,
-        };
-        let mut diagnostics = check_domain(domain, &check);
-        diagnostics.extend(check_problem(domain, problem, &check));
-        if has_errors(&diagnostics) {
-            return Err(TaskError::Invalid(diagnostics));
+        if !options.already_checked {
+            let check = CheckOptions {
+                strict: options.strict,
+            };
+            let mut diagnostics = check_domain(domain, &check);
+            diagnostics.extend(check_problem(domain, problem, &check));
+            if has_errors(&diagnostics) {
+                return Err(TaskError::Invalid(diagnostics));
+            }
         }
         Compiler::new(domain, problem, options).run()
     }

@@ -5,7 +5,8 @@
 
 use safeplan_pddl::{Plan, parse_domain, parse_plan, parse_problem};
 use safeplan_validate::{
-    CompileOptions, Failure, FailureKind, Monitor, Task, ValidateOptions, Verdict, Warning,
+    CompileOptions, Failure, FailureKind, Monitor, Task, TaskError, ValidateOptions, Verdict,
+    Warning,
 };
 
 // ===== helpers ============================================================================
@@ -1400,4 +1401,46 @@ fn a_monitor_taken_apart_and_resumed_goes_on_where_it_was() {
         resumed.check(&go).map_err(|f| (f.kind, f.step)),
         straight.check(&go).map_err(|f| (f.kind, f.step))
     );
+}
+
+/// `already_checked` skips only the checker: a task the checker would refuse is still
+/// refused (by the compiler, where it meets the undeclared predicate), and a clean task
+/// compiles to the same verdicts.
+#[test]
+fn an_already_checked_task_skips_the_checker_but_never_compiles_an_error() {
+    let domain = parse_domain(
+        "(define (domain d) (:predicates (p ?x) (q ?x))
+           (:action a :parameters (?x) :precondition (p ?x) :effect (and (q ?x) (not (r ?x)))))",
+    )
+    .value
+    .expect("a domain");
+    let problem =
+        parse_problem("(define (problem t) (:domain d) (:objects o) (:init (p o)) (:goal (q o)))")
+            .value
+            .expect("a problem");
+    let skip = CompileOptions {
+        already_checked: true,
+        ..CompileOptions::default()
+    };
+    match Task::compile(&domain, &problem) {
+        Err(TaskError::Invalid(diagnostics)) => {
+            assert!(
+                diagnostics.iter().any(|d| d.message.contains("`r`")),
+                "{diagnostics:?}"
+            );
+        }
+        other => panic!("the checker refuses the undeclared `r`: {other:?}"),
+    }
+    match Task::compile_with(&domain, &problem, &skip) {
+        Err(TaskError::Unsupported { .. }) => {}
+        other => panic!("the compiler refuses the undeclared `r`: {other:?}"),
+    }
+    let clean = "(define (domain d) (:predicates (p ?x) (q ?x))
+       (:action a :parameters (?x) :precondition (p ?x) :effect (and (q ?x) (not (p ?x)))))";
+    let problem = "(define (problem t) (:domain d) (:objects o) (:init (p o)) (:goal (q o)))";
+    for options in [CompileOptions::default(), skip] {
+        let task = compile_with(clean, problem, &options);
+        assert!(task.validate(&plan("(a o)")).valid);
+        assert!(!task.validate(&plan("(a o)\n(a o)")).valid);
+    }
 }
