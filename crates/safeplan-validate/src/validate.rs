@@ -567,10 +567,7 @@ impl<'t> Validator<'t> {
             };
             let schema = &task.schemas[schema_id as usize];
             self.binding.resize(schema.slots, 0);
-            if let Some(fast) = &schema.fast
-                && task.fast_applicable(fast, &self.state, &self.binding)
-            {
-                task.fast_apply(fast, &mut self.state, &self.binding);
+            if self.fast_step(schema) {
                 continue;
             }
             match task.eval(&self.state, &schema.pre, &mut self.binding, i) {
@@ -643,6 +640,19 @@ impl<'t> Validator<'t> {
         }
     }
 
+    /// Run the step bound in `self.binding` by the schema's fast path, when it has one and
+    /// the step is applicable: whether it did.
+    fn fast_step(&mut self, schema: &crate::task::Schema) -> bool {
+        let task = self.task;
+        match &schema.fast {
+            Some(fast) if task.fast_applicable(fast, &self.state, &self.binding) => {
+                task.fast_apply(fast, &mut self.state, &self.binding);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Apply the effects of the step at index `time`, bound in `self.binding`, to the state
     /// (all computed against the state before, then applied at once).
     fn apply_effects(
@@ -677,10 +687,7 @@ impl<'t> Validator<'t> {
             };
             let schema = &task.schemas[schema_id as usize];
             self.binding.resize(schema.slots, 0);
-            if let Some(fast) = &schema.fast
-                && task.fast_applicable(fast, &self.state, &self.binding)
-            {
-                task.fast_apply(fast, &mut self.state, &self.binding);
+            if self.fast_step(schema) {
                 continue;
             }
             if !matches!(
