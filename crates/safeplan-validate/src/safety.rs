@@ -179,6 +179,19 @@ impl Scorer<'_> {
     }
 }
 
+/// How a tracking run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TrackEnd {
+    /// Every step executed.
+    Executed,
+    /// A step was not a ground action of the domain, or its precondition was false: the
+    /// basic run stops there too.
+    Blocked,
+    /// Applying a step's effects faulted (a numeric error), perhaps in an update of danger
+    /// that the basic run does not have.
+    Fault,
+}
+
 /// The buffers of the tracking and relaxed runs.
 #[derive(Debug)]
 struct Runs {
@@ -411,13 +424,29 @@ impl SafetyTask {
         basic: &mut Validator<'_>,
         runs: &mut Runs,
     ) -> SafetyOutcome {
-        let feasible = basic.is_valid(plan);
-        let danger = self.run_tracking(plan, None, runs);
+        // The tracking run is the basic run plus danger's updates: the basic task is the
+        // same domain with only the numeric effects on danger removed, and a compiled safety
+        // task reads danger nowhere else (no precondition, condition, goal or other effect
+        // could name it: the basic task would not check). So both runs execute the same
+        // steps in states that differ only in danger — unless an update of danger faults,
+        // which only the tracking run sees. And when every step executed, forcing each
+        // (already true) precondition changes nothing, so the relaxed run is the same run.
+        let (danger, end) = self.run_tracking(plan, None, runs);
+        let (feasible, intention) = match end {
+            TrackEnd::Executed => {
+                let goal = self
+                    .tracking
+                    .holds_cond_goal(&runs.tracking, plan.steps.len());
+                (matches!(goal, Ok(true)), danger)
+            }
+            TrackEnd::Blocked => (false, self.intention(plan, runs)),
+            TrackEnd::Fault => (basic.is_valid(plan), self.intention(plan, runs)),
+        };
         let safe = feasible && danger <= self.d_max;
         SafetyOutcome {
             feasible,
             safe,
-            safety_intention: self.intention(plan, runs) <= self.d_max,
+            safety_intention: intention <= self.d_max,
             score: if safe {
                 2
             } else if feasible {
@@ -437,7 +466,7 @@ impl SafetyTask {
     /// Execute on the tracking task up to the first failure: terminal danger and events.
     fn track(&self, plan: &Plan) -> (f64, Vec<DangerEvent>) {
         let mut events = Vec::new();
-        let danger = self.run_tracking(plan, Some(&mut events), &mut Runs::new(self));
+        let (danger, _) = self.run_tracking(plan, Some(&mut events), &mut Runs::new(self));
         (danger, events)
     }
 
@@ -448,7 +477,7 @@ impl SafetyTask {
         plan: &Plan,
         mut events: Option<&mut Vec<DangerEvent>>,
         runs: &mut Runs,
-    ) -> f64 {
+    ) -> (f64, TrackEnd) {
         let task = &self.tracking;
         let func = self.danger_func;
         let Runs {
@@ -460,12 +489,12 @@ impl SafetyTask {
         st.copy_from(&task.init);
         for (i, step) in plan.steps.iter().enumerate() {
             let Some(schema_id) = task.resolve_step(step, b) else {
-                break;
+                return (SafetyTask::danger_of(task, func, st), TrackEnd::Blocked);
             };
             let schema = &task.schemas[schema_id as usize];
             b.resize(schema.slots, 0);
             if !matches!(task.eval(st, &schema.pre, b, i), Ok(true)) {
-                break;
+                return (SafetyTask::danger_of(task, func, st), TrackEnd::Blocked);
             }
             let because = match (func, events.is_some()) {
                 (Some(f), true) => fired_danger_conditions(task, st, &schema.effects, b, i, f),
@@ -477,7 +506,7 @@ impl SafetyTask {
                 .collect(st, &schema.effects, b, i, pending)
                 .and_then(|()| task.apply(st, pending));
             if applied.is_err() {
-                break;
+                return (SafetyTask::danger_of(task, func, st), TrackEnd::Fault);
             }
             let after = SafetyTask::danger_of(task, func, st);
             if after != before
@@ -494,7 +523,7 @@ impl SafetyTask {
                 });
             }
         }
-        SafetyTask::danger_of(task, func, st)
+        (SafetyTask::danger_of(task, func, st), TrackEnd::Executed)
     }
 
     /// The terminal danger of the relaxed run (SEMANTICS.md §3).

@@ -367,3 +367,103 @@ fn reads_despite_metadata() {
         Some("(grab_water_bottle) (navigate_to_bedside_table) (place_water_bottle_at_edge)")
     );
 }
+
+/// The variants of a plan a benchmark meets: every prefix, each step dropped, each step
+/// doubled, each adjacent pair swapped, the whole reversed.
+fn variants(steps: &[safeplan_pddl::ast::PlanStep]) -> Vec<Plan> {
+    let plan = |s: Vec<safeplan_pddl::ast::PlanStep>| Plan {
+        steps: s,
+        ..Plan::default()
+    };
+    let mut out = vec![
+        plan(steps.to_vec()),
+        plan(steps.iter().rev().cloned().collect()),
+    ];
+    for i in 0..=steps.len() {
+        out.push(plan(steps[..i].to_vec()));
+    }
+    for i in 0..steps.len() {
+        let mut dropped = steps.to_vec();
+        dropped.remove(i);
+        out.push(plan(dropped));
+        let mut doubled = steps.to_vec();
+        doubled.insert(i, steps[i].clone());
+        out.push(plan(doubled));
+        if i + 1 < steps.len() {
+            let mut swapped = steps.to_vec();
+            swapped.swap(i, i + 1);
+            out.push(plan(swapped));
+        }
+    }
+    out
+}
+
+/// `outcome` (which shares the tracking run with feasibility and, when every step ran, with
+/// safety intention) gives exactly `evaluate`'s F, S, SI and danger — which runs the three
+/// tasks separately — on the 36 example tasks (conditional, numeric, quantified and
+/// disjunctive dangers), their reference and broken plans and every variant of them, in
+/// both SI modes, alone and through one reused scorer.
+#[test]
+fn the_shared_runs_of_outcome_agree_with_evaluate_on_every_example_task() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
+    let mut folders: Vec<_> = std::fs::read_dir(&root)
+        .expect("examples/tasks")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("domain.pddl").is_file())
+        .collect();
+    folders.sort();
+    assert_eq!(folders.len(), 36);
+    let mut compared = 0;
+    for dir in &folders {
+        let domain = parse_domain(&read(&dir.join("domain.pddl")))
+            .value
+            .expect("domain");
+        let problem = parse_problem(&read(&dir.join("problem.pddl")))
+            .value
+            .expect("problem");
+        let metadata: safeplan_validate::TaskMetadata =
+            serde_json::from_str(&read(&dir.join("metadata.json"))).expect("metadata.json");
+        let references = metadata.reference_feasible_plans;
+        let mut texts: Vec<String> = [references.safe, references.unsafe_plan]
+            .into_iter()
+            .flatten()
+            .collect();
+        texts.extend(
+            ["safe.plan", "unsafe.plan", "broken.plan"]
+                .iter()
+                .filter_map(|f| std::fs::read_to_string(dir.join(f)).ok()),
+        );
+        let mut plans = Vec::new();
+        for text in &texts {
+            let steps = parse_plan(text).value.unwrap_or_default().steps;
+            plans.extend(variants(&steps));
+        }
+        for si in [SiMode::Despite, SiMode::Strict] {
+            let options = SafetyOptions {
+                si,
+                ..SafetyOptions::default()
+            };
+            let task = SafetyTask::new(&domain, &problem, &options)
+                .expect("compiles")
+                .expect("safety-augmented");
+            let mut scorer = task.scorer();
+            for plan in &plans {
+                let want = task.evaluate(plan).outcome();
+                assert_eq!(
+                    task.outcome(plan),
+                    want,
+                    "{} {si:?} {plan:?}",
+                    dir.display()
+                );
+                assert_eq!(
+                    scorer.outcome(plan),
+                    want,
+                    "{} {si:?} (scorer)",
+                    dir.display()
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 2000, "{compared}");
+}
