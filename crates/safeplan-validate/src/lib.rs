@@ -50,8 +50,8 @@
 //! [`SafetyTask::evaluate`] returns a [`SafetyVerdict`]: F, S, SI, DESPITE's score, and the
 //! [`DangerEvent`]s, each naming the step and the condition literals that made it
 //! dangerous. A benchmark that only counts needs none of the explanations: a [`Scorer`]
-//! ([`SafetyTask::scorer`]) gives the [`SafetyOutcome`] (F, S, SI, score, danger) from the
-//! same three runs stopping quietly, its buffers reused from plan to plan, and
+//! ([`SafetyTask::scorer`]) gives the [`SafetyOutcome`] (F, S, SI, score, danger) with no
+//! explanation built, one run shared where the three runs must agree, buffers reused, and
 //! [`Validator::is_valid`] is the quiet check of one task (both are held to the full
 //! verdicts on every corpus and oracle plan). [`basic_task`] writes the basic task back as
 //! an AST, the task a planner is shown; [`TaskMetadata`] reads a task folder's

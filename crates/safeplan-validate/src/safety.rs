@@ -397,9 +397,11 @@ impl SafetyTask {
         }
     }
 
-    /// F, S and SI of a plan without building explanations: the same three runs as
-    /// [`SafetyTask::evaluate`], each stopping quietly where `evaluate` would describe a
-    /// failure. For benchmarks that score thousands of plans; `evaluate` says why.
+    /// F, S and SI of a plan without building explanations, always equal to those of
+    /// [`SafetyTask::evaluate`]: the tracking run decides feasibility too and, when every
+    /// step ran, safety intention (see `outcome_with` for why that is exact), stopping
+    /// quietly where `evaluate` would describe a failure. For benchmarks that score
+    /// thousands of plans; `evaluate` says why.
     pub fn outcome(&self, plan: &Plan) -> SafetyOutcome {
         self.scorer().outcome(plan)
     }
