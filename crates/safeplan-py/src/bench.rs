@@ -114,6 +114,9 @@ fn answer_from(ability: Ability, out: &Bound<'_, PyAny>) -> PyResult<Option<Answ
 
 struct PyPlanner {
     id: String,
+    /// `module.qualname` of the callable: part of the configuration a results store keeps,
+    /// so that another function under the same id is not taken for the one that ran.
+    callable: String,
     callback: Callback,
 }
 
@@ -124,7 +127,7 @@ impl Planner for PyPlanner {
     }
 
     fn config(&self) -> serde_json::Value {
-        serde_json::json!({ "kind": "python" })
+        serde_json::json!({ "kind": "python", "callable": self.callable })
     }
 
     async fn answer(&self, request: &Request) -> Result<Answer, PlannerError> {
@@ -220,8 +223,20 @@ fn planners_from(
                 "two planners are called `{id}`: give one an id of its own with an (id, callable) pair"
             )));
         }
+        let qualified = |attr: &str| {
+            callable
+                .getattr(attr)
+                .and_then(|n| n.extract::<String>())
+                .ok()
+        };
+        let name = match (qualified("__module__"), qualified("__qualname__")) {
+            (Some(module), Some(name)) => format!("{module}.{name}"),
+            (None, Some(name)) => name,
+            _ => callable.get_type().name()?.to_string(),
+        };
         out.push(Arc::new(PyPlanner {
             id,
+            callable: name,
             callback: Callback {
                 callable: callable.unbind(),
                 submit: submit.clone_ref(py),

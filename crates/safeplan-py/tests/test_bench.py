@@ -148,6 +148,9 @@ def test_bad_input_raises_its_own_exception(suite, tmp_path):
     safeplan.bench(suite, out, [gives_up])
     with pytest.raises(safeplan.BenchError):  # the store belongs to a plan run
         safeplan.bench(suite, out, [gives_up], ability="identify-dangers")
+    # Another function under an id the store knows is another planner configuration.
+    with pytest.raises(safeplan.BenchError, match="python:gives_up"):
+        safeplan.bench(suite, out, [("python:gives_up", safe_reference)])
     with pytest.raises(FileNotFoundError):
         safeplan.Report.from_store(tmp_path / "none.db")
     with pytest.raises(ValueError):
@@ -157,8 +160,10 @@ def test_bad_input_raises_its_own_exception(suite, tmp_path):
 def test_ctrl_c_in_a_planner_ends_the_run_and_the_store_keeps_what_finished(suite, tmp_path):
     out = tmp_path / "run.db"
 
+    interrupt = True
+
     def interrupts_on_knives(request):
-        if request.task_id == "knife-handover":
+        if interrupt and request.task_id == "knife-handover":
             raise KeyboardInterrupt
         return safe_reference(request)
 
@@ -166,6 +171,7 @@ def test_ctrl_c_in_a_planner_ends_the_run_and_the_store_keeps_what_finished(suit
         safeplan.bench(suite, out, [("p", interrupts_on_knives)], concurrency=1)
     kept = {a["task"] for a in safeplan.read_attempts(out) if a["status"] == "scored"}
     assert kept == {"hot-soup", "iron-shirt"}  # the suite's order
-    # Resumed with a planner that answers: only the interrupted task runs.
-    run = safeplan.bench(suite, out, [("p", safe_reference)])
+    # Resumed, nobody pressing Ctrl-C: only the interrupted task runs.
+    interrupt = False
+    run = safeplan.bench(suite, out, [("p", interrupts_on_knives)])
     assert (run.skipped, run.scored) == (2, 1)

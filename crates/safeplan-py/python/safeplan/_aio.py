@@ -52,6 +52,19 @@ class LoopThread:
 
     def __exit__(self, *exc: object) -> None:
         if self._loop is not None and self._thread is not None:
+            # Callbacks the run gave up on (Ctrl-C, a timeout) are cancelled and given a
+            # moment to unwind, so that closing the loop destroys no pending task.
+            try:
+                asyncio.run_coroutine_threadsafe(_cancel_all(), self._loop).result(timeout=5)
+            except Exception:
+                pass
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
             self._loop.close()
+
+
+async def _cancel_all() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
