@@ -8,8 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use safeplan_search::Algorithm;
 use safeplan_validate::SiMode;
 
-/// Check robot task plans written in PDDL. `C` is the commands an executable knows:
-/// [`CoreCommand`] for `safeplan`, every command for `safeplan-full`.
+// `C` is the commands an executable knows: `CoreCommand` for `safeplan`, every command for
+// `safeplan-full`. (The doc comment below is clap's `about`: what `--help` says first.)
+/// Check robot task plans written in PDDL.
 #[derive(Debug, Parser)]
 #[command(
     name = "safeplan",

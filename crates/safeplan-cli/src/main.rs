@@ -105,7 +105,8 @@ fn main() -> ExitCode {
 }
 
 /// Whether the command line is one of the core commands (its first word that is not an
-/// option, skipping `--color`'s value), or `--version` alone.
+/// option, skipping `--color`'s value), or `--version` alone. A `--help` before the command
+/// asks for the whole command list, which only `safeplan-full` has.
 fn runs_here(args: &[OsString]) -> bool {
     let rest: Vec<&str> = args
         .iter()
@@ -121,6 +122,7 @@ fn runs_here(args: &[OsString]) -> bool {
             "--color" => {
                 words.next();
             }
+            "-h" | "--help" => return false,
             w if w.starts_with('-') => {}
             w => return CORE.contains(&w),
         }

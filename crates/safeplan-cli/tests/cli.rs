@@ -2123,15 +2123,39 @@ fn validate_suite_reports_a_mismatch_and_an_unusable_task() {
 #[test]
 fn the_core_executable_hands_other_commands_to_safeplan_full() {
     let dir = Dir::new("two-executables");
-    let help = run(&dir, &["--help"]);
-    assert_eq!(code(&help), 0, "{}", stderr(&help));
-    for command in ["validate", "plan", "bench", "judge", "mcp", "report"] {
+    // Help before a command is the whole list too (only safeplan-full has it).
+    for args in [&["--help"][..], &["--help", "validate"], &["-h", "check"]] {
+        let help = run(&dir, args);
+        assert_eq!(code(&help), 0, "{}", stderr(&help));
         assert!(
-            stdout(&help).contains(command),
-            "{command} missing from\n{}",
+            stdout(&help).starts_with("Check robot task plans written in PDDL\n"),
+            "{}",
             stdout(&help)
         );
+        for command in ["validate", "plan", "bench", "judge", "mcp", "report"] {
+            assert!(
+                stdout(&help).contains(command),
+                "{args:?}: {command} missing from\n{}",
+                stdout(&help)
+            );
+        }
     }
+    // A core command's own help is the core executable's: the same lines as safeplan-full's
+    // (clap places the global `--color` elsewhere among the options there).
+    let core = run(&dir, &["validate", "--help"]);
+    let full = Command::new(env!("CARGO_BIN_EXE_safeplan-full"))
+        .args(["validate", "--help"])
+        .output()
+        .expect("run safeplan-full");
+    let lines = |text: String| {
+        let mut lines: Vec<String> = text
+            .lines()
+            .map(|l| l.replace("safeplan-full validate", "safeplan validate"))
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(lines(stdout(&core)), lines(stdout(&full)));
     let version = run(&dir, &["--version"]);
     let full_version = Command::new(env!("CARGO_BIN_EXE_safeplan-full"))
         .arg("--version")
