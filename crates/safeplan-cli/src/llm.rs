@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use safeplan_llm::{
-    CacheConfig, CassetteConfig, CassetteMode, ChatRequest, ChatResponse, LlmError, PriceTable,
-    ProviderSpec, ResponseFormat, RetryPolicy, Stack,
+    CacheConfig, CassetteConfig, ChatRequest, ChatResponse, LlmError, PriceTable, ProviderSpec,
+    ResponseFormat, RetryPolicy, Stack,
 };
 
 /// Exit code: the provider failed.
@@ -178,7 +178,7 @@ fn run_ask(args: &AskArgs) -> Result<(), LlmError> {
             PriceTable::from_json(&text)?
         }
     };
-    let cassette = cassette(args.record.as_deref(), args.replay.as_deref());
+    let cassette = CassetteConfig::from_paths(args.record.as_deref(), args.replay.as_deref());
     let stack = Stack {
         retry: Some(RetryPolicy {
             max_attempts: args.retries.saturating_add(1),
@@ -302,8 +302,6 @@ fn report(e: &LlmError) {
     let _ = err.flush();
 }
 
-/// The cassette `--record FILE` or `--replay FILE` asks for (record wins; clap makes them
-/// exclusive anyway).
 /// The LLM reproducibility options of `bench` and `judge`: a response cache and a cassette
 /// to record to or replay from.
 #[derive(Debug, clap::Args)]
@@ -324,30 +322,10 @@ pub struct ReplayArgs {
 impl ReplayArgs {
     /// The provider layers: the defaults, with the cache and cassette asked for.
     pub fn stack(&self) -> Stack {
-        Stack {
-            cache: self.cache.as_ref().map(|path| CacheConfig {
-                path: path.clone(),
-                bypass: false,
-            }),
-            cassette: cassette(self.record.as_deref(), self.replay.as_deref()),
-            ..Stack::default()
-        }
-    }
-}
-
-pub fn cassette(
-    record: Option<&std::path::Path>,
-    replay: Option<&std::path::Path>,
-) -> Option<CassetteConfig> {
-    match (record, replay) {
-        (Some(path), _) => Some(CassetteConfig {
-            mode: CassetteMode::Record,
-            path: path.to_path_buf(),
-        }),
-        (None, Some(path)) => Some(CassetteConfig {
-            mode: CassetteMode::Replay,
-            path: path.to_path_buf(),
-        }),
-        (None, None) => None,
+        Stack::with_files(
+            self.cache.as_deref(),
+            self.record.as_deref(),
+            self.replay.as_deref(),
+        )
     }
 }

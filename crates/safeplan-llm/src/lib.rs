@@ -82,7 +82,7 @@ mod spec;
 mod types;
 mod usage;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -141,6 +141,24 @@ pub struct CassetteConfig {
     pub path: PathBuf,
 }
 
+impl CassetteConfig {
+    /// The cassette a front end's `record` or `replay` file asks for (`record` wins; front
+    /// ends refuse both at once), or none.
+    pub fn from_paths(record: Option<&Path>, replay: Option<&Path>) -> Option<CassetteConfig> {
+        match (record, replay) {
+            (Some(path), _) => Some(CassetteConfig {
+                mode: CassetteMode::Record,
+                path: path.to_path_buf(),
+            }),
+            (None, Some(path)) => Some(CassetteConfig {
+                mode: CassetteMode::Replay,
+                path: path.to_path_buf(),
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
 /// The standard layer stack, as the CLI and the benchmark build it. `None` leaves a layer
 /// out.
 #[derive(Clone, Debug)]
@@ -185,6 +203,19 @@ pub struct Built {
 }
 
 impl Stack {
+    /// The default layers with a response cache and a cassette, as `--cache`, `--record` and
+    /// `--replay` ask for them (the CLI's and the Python binding's LLM options).
+    pub fn with_files(cache: Option<&Path>, record: Option<&Path>, replay: Option<&Path>) -> Stack {
+        Stack {
+            cache: cache.map(|path| CacheConfig {
+                path: path.to_path_buf(),
+                bypass: false,
+            }),
+            cassette: CassetteConfig::from_paths(record, replay),
+            ..Stack::default()
+        }
+    }
+
     /// Build the stack for `spec`, reading keys and base URLs from the process environment.
     pub fn build_from_env(&self, spec: &ProviderSpec) -> Result<Built, LlmError> {
         self.build(spec, &|name| std::env::var(name).ok())
