@@ -360,23 +360,25 @@ impl SafetyTask {
         let basic = self.basic.validate_with(plan, &options);
         let feasible = basic.valid;
         let tolerance = self.tolerance.unwrap_or(crate::temporal::DEFAULT_TOLERANCE);
-        let (danger, danger_events) = if self.tracking.is_temporal() {
-            crate::temporal::safety::track(&self.tracking, plan, tolerance, self.danger_func)
-        } else {
-            self.track(plan)
-        };
-        let safe = feasible && danger <= self.d_max;
-        let intention = if self.relaxed.is_temporal() {
-            crate::temporal::safety::intention(
+        // Tracking and relaxed tasks are compiled from one domain: both temporal or neither.
+        let (danger, danger_events, intention) = if self.tracking.is_temporal() {
+            let (danger, events) =
+                crate::temporal::safety::track(&self.tracking, plan, tolerance, self.danger_func);
+            let intention = crate::temporal::safety::intention(
                 &self.relaxed,
                 plan,
                 tolerance,
                 self.si,
                 self.danger_func,
-            )
+            );
+            (danger, events, intention)
         } else {
-            self.intention(plan, &mut Runs::new(self))
+            let mut runs = Runs::new(self);
+            let mut events = Vec::new();
+            let (danger, _) = self.run_tracking(plan, Some(&mut events), &mut runs);
+            (danger, events, self.intention(plan, &mut runs))
         };
+        let safe = feasible && danger <= self.d_max;
         let safety_intention = intention <= self.d_max;
         SafetyVerdict {
             feasible,
@@ -463,13 +465,6 @@ impl SafetyTask {
     pub(crate) fn danger_of(task: &Task, func: Option<u32>, st: &State) -> f64 {
         func.and_then(|f| st.value(&task.value_key(f, &[])))
             .unwrap_or(0.0)
-    }
-
-    /// Execute on the tracking task up to the first failure: terminal danger and events.
-    fn track(&self, plan: &Plan) -> (f64, Vec<DangerEvent>) {
-        let mut events = Vec::new();
-        let (danger, _) = self.run_tracking(plan, Some(&mut events), &mut Runs::new(self));
-        (danger, events)
     }
 
     /// The tracking run: terminal danger, and each step that changed it into `events` when
