@@ -187,6 +187,16 @@ impl Callback {
     }
 }
 
+/// The name a Python callable goes by in transcripts and results: `python:NAME`.
+pub(crate) fn callable_name(f: &Bound<'_, PyAny>) -> String {
+    let name = f
+        .getattr("__name__")
+        .or_else(|_| f.get_type().getattr("__name__"))
+        .and_then(|n| n.extract::<String>())
+        .unwrap_or_else(|_| "callable".into());
+    format!("python:{name}")
+}
+
 /// A Python exception as one line: `ValueError: the message`.
 pub(crate) fn describe(error: &PyErr) -> String {
     Python::attach(|py| {

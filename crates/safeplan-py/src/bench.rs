@@ -30,7 +30,7 @@ use safeplan_bench::{
 };
 use safeplan_metrics::{BootstrapOptions, Rate as RustRate};
 
-use crate::aio::{Callback, Fatal, block_on, describe, runtime};
+use crate::aio::{Callback, Fatal, block_on, callable_name, describe, runtime};
 use crate::judge::llm_stack;
 use crate::{BenchError, SpecError, plan_text, to_python};
 
@@ -207,11 +207,7 @@ fn planners_from(
             })?;
             (id, pair.get_item(1)?)
         } else {
-            let name = item
-                .getattr("__name__")
-                .and_then(|n| n.extract::<String>())
-                .unwrap_or_else(|_| "planner".into());
-            (format!("python:{name}"), item.clone())
+            (callable_name(&item), item.clone())
         };
         if !callable.is_callable() {
             return Err(PyValueError::new_err(format!(

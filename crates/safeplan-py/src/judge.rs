@@ -22,7 +22,7 @@ use safeplan_judge::{
 };
 use safeplan_llm::Stack;
 
-use crate::aio::{Callback, Fatal, block_on, describe, runtime};
+use crate::aio::{Callback, Fatal, block_on, callable_name, describe, runtime};
 use crate::{EpisodeError, SpecError, to_python};
 
 /// A judge-crate error as the Python exception a caller can act on.
@@ -45,6 +45,18 @@ pub(crate) fn judge_error(e: JudgeError) -> PyErr {
 #[derive(Clone)]
 pub(crate) struct Episode {
     pub(crate) inner: LabelledEpisode,
+}
+
+impl Episode {
+    /// The episode as a judge or reviser is given it: without its gold labels.
+    fn shown(episode: &RustEpisode) -> Episode {
+        Episode {
+            inner: LabelledEpisode {
+                episode: episode.clone(),
+                gold: None,
+            },
+        }
+    }
 }
 
 #[pymethods]
@@ -527,16 +539,6 @@ impl Refinement {
     }
 }
 
-/// The name a Python callable shows in transcripts: `python:NAME`.
-fn callable_name(f: &Bound<'_, PyAny>) -> String {
-    let name = f
-        .getattr("__name__")
-        .or_else(|_| f.get_type().getattr("__name__"))
-        .and_then(|n| n.extract::<String>())
-        .unwrap_or_else(|_| "callable".into());
-    format!("python:{name}")
-}
-
 struct PyJudge {
     name: String,
     callback: Callback,
@@ -553,12 +555,7 @@ impl Judge for PyJudge {
         episode: &RustEpisode,
         plan: &JudgePlan,
     ) -> Result<Judgement, JudgeError> {
-        let episode = Episode {
-            inner: LabelledEpisode {
-                episode: episode.clone(),
-                gold: None,
-            },
-        };
+        let episode = Episode::shown(episode);
         let steps = texts(plan);
         let len = steps.len();
         let critiques = self
@@ -614,12 +611,7 @@ impl Reviser for PyReviser {
         critiques: &[RustCritique],
         round: usize,
     ) -> Result<Revision, JudgeError> {
-        let episode = Episode {
-            inner: LabelledEpisode {
-                episode: episode.clone(),
-                gold: None,
-            },
-        };
+        let episode = Episode::shown(episode);
         let steps = texts(plan);
         let given: Vec<Critique> = critiques
             .iter()
@@ -662,36 +654,22 @@ impl Reviser for PyReviser {
     }
 }
 
+/// The LLM layers of a run: a response cache and a cassette, as the CLI's flags give them.
 pub(crate) fn llm_stack(
     cache: Option<PathBuf>,
     record: Option<PathBuf>,
     replay: Option<PathBuf>,
 ) -> PyResult<Stack> {
-    use safeplan_llm::{CacheConfig, CassetteConfig, CassetteMode};
-    let cassette = match (record, replay) {
-        (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "record and replay exclude each other: record a cassette once, then replay it",
-            ));
-        }
-        (Some(path), None) => Some(CassetteConfig {
-            mode: CassetteMode::Record,
-            path,
-        }),
-        (None, Some(path)) => Some(CassetteConfig {
-            mode: CassetteMode::Replay,
-            path,
-        }),
-        (None, None) => None,
-    };
-    Ok(Stack {
-        cache: cache.map(|path| CacheConfig {
-            path,
-            bypass: false,
-        }),
-        cassette,
-        ..Stack::default()
-    })
+    if record.is_some() && replay.is_some() {
+        return Err(PyValueError::new_err(
+            "record and replay exclude each other: record a cassette once, then replay it",
+        ));
+    }
+    Ok(Stack::with_files(
+        cache.as_deref(),
+        record.as_deref(),
+        replay.as_deref(),
+    ))
 }
 
 /// Run the loop over `episodes` (see `safeplan.refine`, which passes `submit`).
