@@ -892,6 +892,16 @@ pub(crate) fn split(c: GCond) -> Option<Pre> {
     Some(pre)
 }
 
+/// Whether evaluating `c` can be a numeric error rather than true or false: it compares
+/// numbers somewhere.
+fn may_fail(c: &GCond) -> bool {
+    match c {
+        GCond::Cmp { .. } => true,
+        GCond::And(parts) | GCond::Or(parts) => parts.iter().any(may_fail),
+        GCond::True | GCond::False | GCond::Atom(_) | GCond::NotAtom(_) => false,
+    }
+}
+
 /// Functions read anywhere: in a condition or in any numeric expression.
 fn read_functions(task: &Task) -> Vec<bool> {
     fn num(e: &NumExpr, out: &mut [bool]) {
@@ -1112,7 +1122,11 @@ impl GroundTask {
             let mut always = Effect::default();
             let mut conditional = Vec::new();
             for (cond, e) in effects.drain(..) {
-                if e.adds.is_empty() && e.dels.is_empty() && e.nums.is_empty() {
+                // A condition with nothing to do is still evaluated by the validator, and a
+                // comparison in it can fail (an undefined fluent read): such a group stays,
+                // empty, so the step fails here too (`(when (> 2 (f)) (and))`, f undefined).
+                if e.adds.is_empty() && e.dels.is_empty() && e.nums.is_empty() && !may_fail(&cond)
+                {
                     continue;
                 }
                 match cond {

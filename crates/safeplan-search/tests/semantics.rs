@@ -150,6 +150,26 @@ fn undefined_fluents() {
     assert_shortest(&lit, 1);
 }
 
+/// A conditional effect with nothing to do still has its condition read (SEMANTICS.md §2):
+/// `(when (> 2 (fuel)) (and))` with `fuel` undefined fails the step, so `spark` never
+/// applies and the only plan goes the long way (a case the brute-force proptest found: the
+/// grounder used to drop the empty group, condition and all).
+#[test]
+fn an_empty_conditional_effect_still_reads_its_condition() {
+    let t = task(
+        "(define (domain spark) (:requirements :adl :fluents)
+           (:predicates (ready) (lit))
+           (:functions (fuel))
+           (:action spark :parameters () :effect (and (lit) (when (> 2 (fuel)) (and))))
+           (:action prime :parameters () :effect (ready))
+           (:action light :parameters () :precondition (ready) :effect (lit))
+           (:action fill :parameters () :effect (assign (fuel) 1)))",
+        "(define (problem p) (:domain spark) (:init) (:goal (lit)))",
+    );
+    assert!(!t.validate(&as_plan(&["(spark)".to_string()])).valid);
+    assert_shortest(&t, 2);
+}
+
 #[test]
 fn limits_and_cancellation() {
     let t = task(
