@@ -1125,8 +1125,7 @@ impl GroundTask {
                 // A condition with nothing to do is still evaluated by the validator, and a
                 // comparison in it can fail (an undefined fluent read): such a group stays,
                 // empty, so the step fails here too (`(when (> 2 (f)) (and))`, f undefined).
-                if e.adds.is_empty() && e.dels.is_empty() && e.nums.is_empty() && !may_fail(&cond)
-                {
+                if e.adds.is_empty() && e.dels.is_empty() && e.nums.is_empty() && !may_fail(&cond) {
                     continue;
                 }
                 match cond {
