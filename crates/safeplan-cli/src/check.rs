@@ -498,11 +498,19 @@ fn printable(text: String) -> String {
         (c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     }
-    // Nearly every file is plain text: a byte scan (vectorised) finds that without decoding
-    // characters. Only a byte that may start an unsafe character sends us the slow way.
-    let may_be_unsafe =
-        |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f || b >= 0xc2;
-    if !text.bytes().any(may_be_unsafe) || !text.chars().any(unsafe_char) {
+    // Nearly every file is plain text: a byte scan finds that without decoding characters.
+    // Only a byte that may start an unsafe character sends us the slow way. The scan folds
+    // whole chunks without an early exit, which the compiler turns into vector compares
+    // (`any` stops at each byte and is not vectorised: 5 instructions a byte).
+    // (`&` and `|`, not `&&` and `||`: no branch per byte.)
+    let may_be_unsafe = |b: u8| {
+        ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r')) | (b == 0x7f) | (b >= 0xc2)
+    };
+    let plain = text
+        .as_bytes()
+        .chunks(64)
+        .all(|chunk| !chunk.iter().fold(false, |seen, &b| seen | may_be_unsafe(b)));
+    if plain || !text.chars().any(unsafe_char) {
         return text;
     }
     text.chars()
@@ -531,6 +539,17 @@ mod tests {
         assert_eq!(out.len(), text.len());
         assert_eq!(out.chars().count(), text.chars().count());
         assert_eq!(out, "a?[31mb¿c\u{fffd}d\te\n");
+        // The byte scan goes a chunk at a time: a control character in a later chunk, or
+        // in the short last one, is still found.
+        for at in [63, 64, 100, 129] {
+            let mut text = "(at robot kitchen)\n".repeat(7);
+            text.insert(at, '\u{7}');
+            let out = printable(text.clone());
+            assert_eq!(out.len(), text.len());
+            assert_eq!(out.find('?'), Some(at), "a bell at byte {at}");
+        }
+        let plain = "(at robot kitchen)\n\t; é\r\n".repeat(9);
+        assert_eq!(printable(plain.clone()), plain);
     }
 
     #[test]

@@ -63,13 +63,10 @@ pub struct LineIndex {
 impl LineIndex {
     /// Index the line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
+        // memchr finds the line feeds a vector at a time: a byte-by-byte filter cost more
+        // than reading a 450 KB problem's facts did.
         let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| (i + 1) as u32),
-        );
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
         LineIndex { line_starts }
     }
 
