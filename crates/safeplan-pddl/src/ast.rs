@@ -55,6 +55,33 @@ pub fn lowercase(s: &str) -> CompactString {
     }
 }
 
+/// Look `name` up, ignoring ASCII case, in a map keyed by lowercase names (as
+/// [`Name::key`] spells them). Names are nearly always written in lowercase, so the spelling
+/// as given is tried first; only a miss pays for lowercasing, on the stack for names of up to
+/// 64 bytes (DESPITE's plans write `PLACE_X` thousands of times).
+#[inline]
+pub fn get_ignore_case<'m, V, S: std::hash::BuildHasher>(
+    map: &'m std::collections::HashMap<CompactString, V, S>,
+    name: &str,
+) -> Option<&'m V> {
+    if let Some(v) = map.get(name) {
+        return Some(v);
+    }
+    if !name.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..name.len()) {
+        Some(out) => {
+            out.copy_from_slice(name.as_bytes());
+            out.make_ascii_lowercase();
+            // ASCII lowercasing keeps UTF-8 valid.
+            std::str::from_utf8(out).ok().and_then(|key| map.get(key))
+        }
+        None => map.get(lowercase(name).as_str()),
+    }
+}
+
 /// A type expression: a named type or `(either t1 t2 ...)`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Type {

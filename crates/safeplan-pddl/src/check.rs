@@ -49,7 +49,7 @@ struct TypeTable {
 
 impl TypeTable {
     fn id(&self, name: &Name) -> Option<TypeId> {
-        self.ids.get(&name.key()).copied()
+        get_ignore_case(&self.ids, name.as_str()).copied()
     }
 
     fn is_subtype(&self, sub: TypeId, sup: TypeId) -> bool {
@@ -506,7 +506,7 @@ impl<'a> TaskIndex<'a> {
     }
 
     fn check_step(&self, step: &PlanStep) -> Option<Diagnostic> {
-        let Some(action) = self.actions.get(&step.action.key()) else {
+        let Some(action) = get_ignore_case(&self.actions, step.action.as_str()) else {
             let d = Diagnostic::error(
                 Code::UnknownAction,
                 FileKind::Plan,
@@ -556,7 +556,7 @@ impl<'a> TaskIndex<'a> {
             );
         }
         for (arg, (param, param_types)) in step.args.iter().zip(&action.params) {
-            let Some(object) = self.objects.get(&arg.key()) else {
+            let Some(object) = get_ignore_case(&self.objects, arg.as_str()) else {
                 let d = Diagnostic::error(
                     Code::UnknownObject,
                     FileKind::Plan,
@@ -713,7 +713,7 @@ impl<'i, 'a> Walker<'i, 'a> {
                     None
                 }
             },
-            Term::Const(c) => match index.objects.get(&c.key()) {
+            Term::Const(c) => match get_ignore_case(&index.objects, c.as_str()) {
                 Some(o) => Some(o.types.as_slice()),
                 None => {
                     let where_ = if self.file == FileKind::Domain {
@@ -871,7 +871,7 @@ impl<'i, 'a> Walker<'i, 'a> {
             Table::Predicates => (&index.predicates, "predicate", Code::UndefinedPredicate),
             Table::Functions => (&index.functions, "function", Code::UndefinedFunction),
         };
-        if let Some(sig) = signatures.get(&name.key()) {
+        if let Some(sig) = get_ignore_case(signatures, name.as_str()) {
             self.args(kind, sig, args, span, scope, ground);
             return;
         }

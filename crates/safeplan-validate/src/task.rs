@@ -459,29 +459,10 @@ impl Task {
     }
 }
 
-/// Case-insensitive lookup in a map with lowercase keys. Names are nearly always written
-/// in lowercase, so the exact spelling is tried first; only a miss pays for lowercasing.
+/// Case-insensitive lookup in a map with lowercase keys ([`ast::get_ignore_case`]).
 #[inline]
 pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> Option<V> {
-    match map.get(name) {
-        Some(&v) => Some(v),
-        None if name.bytes().any(|b| b.is_ascii_uppercase()) => {
-            // Lowercase on the stack: DESPITE's plans write `PLACE_X`, thousands of times.
-            let mut buf = [0u8; 64];
-            match buf.get_mut(..name.len()) {
-                Some(out) => {
-                    out.copy_from_slice(name.as_bytes());
-                    out.make_ascii_lowercase();
-                    // ASCII lowercasing keeps UTF-8 valid.
-                    std::str::from_utf8(out)
-                        .ok()
-                        .and_then(|k| map.get(k).copied())
-                }
-                None => map.get(ast::lowercase(name).as_str()).copied(),
-            }
-        }
-        None => None,
-    }
+    ast::get_ignore_case(map, name).copied()
 }
 
 /// Variables in scope while compiling one schema: name key → slot and domain.
