@@ -250,6 +250,11 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         sink.write(&text).map_err(Failure::Write)?;
     }
 
+    // The process ends after this: the OS takes the memory back at once, while dropping a
+    // large problem's syntax tree and task node by node costs more than executing its plan
+    // (visitall problem50: 4.5 M instructions against 1.4 M). So they are forgotten.
+    std::mem::forget(validator);
+    std::mem::forget((domain, problem, task, safety, outcome));
     Ok(if tally.not_validated > 0 {
         Status::InputErrors
     } else if tally.failing > 0 {
