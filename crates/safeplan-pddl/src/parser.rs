@@ -59,6 +59,8 @@ pub(crate) struct Parser<'a> {
     /// How many `)` were reported missing (and assumed) so far: an end of file with no more
     /// lists open than that has been explained already.
     missing_closes: usize,
+    /// Scratch space of `terms`.
+    term_buffer: Vec<Term>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -77,6 +79,7 @@ impl<'a> Parser<'a> {
             too_deep_reported: false,
             assume_closed: false,
             missing_closes: 0,
+            term_buffer: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -376,8 +379,23 @@ impl<'a> Parser<'a> {
     }
 
     /// Terms up to (not including) the closing `)`.
+    ///
+    /// Read into a buffer kept between calls, then copied into a vector of exactly their
+    /// number: pushing onto a fresh vector allocates room for four terms at once, twice what
+    /// most atoms hold, and a problem's facts are most of its memory (visitall problem50:
+    /// 12,302 atoms, 1 MB less, each page of it a page fault in a fresh process).
     fn terms(&mut self, allow_vars: bool) -> Vec<Term> {
-        let mut args = Vec::new();
+        let mut buffer = std::mem::take(&mut self.term_buffer);
+        self.terms_into(allow_vars, &mut buffer);
+        // Not `mem::take`: that would hand over the buffer with its spare room, the very
+        // thing this avoids, and leave the next atom a fresh buffer to grow.
+        #[allow(clippy::drain_collect)]
+        let terms = buffer.drain(..).collect();
+        self.term_buffer = buffer;
+        terms
+    }
+
+    fn terms_into(&mut self, allow_vars: bool, args: &mut Vec<Term>) {
         loop {
             let t = self.peek();
             match t.kind {
@@ -417,9 +435,9 @@ impl<'a> Parser<'a> {
                     });
                     d.help = Some("add `)` before this `(`".into());
                     self.assume_closed = true;
-                    return args;
+                    return;
                 }
-                Tok::Close | Tok::Eof => return args,
+                Tok::Close | Tok::Eof => return,
             }
         }
     }
