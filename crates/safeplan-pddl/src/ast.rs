@@ -920,3 +920,28 @@ impl EraseSpans for Plan {
         self.steps.erase_spans();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustc_hash::FxHashMap;
+
+    #[test]
+    fn get_ignore_case_finds_any_spelling_of_a_lowercase_key() {
+        let long = "a".repeat(70);
+        let map: FxHashMap<CompactString, u32> = [("place_x", 1), ("é-room", 2), (&long, 3)]
+            .into_iter()
+            .map(|(k, v)| (CompactString::from(k), v))
+            .collect();
+        assert_eq!(get_ignore_case(&map, "place_x"), Some(&1));
+        assert_eq!(get_ignore_case(&map, "PLACE_X"), Some(&1));
+        assert_eq!(get_ignore_case(&map, "Place_X"), Some(&1));
+        // Only ASCII letters fold, as PDDL names compare.
+        assert_eq!(get_ignore_case(&map, "É-ROOM"), None);
+        assert_eq!(get_ignore_case(&map, "é-ROOM"), Some(&2));
+        // Longer than the stack buffer: lowercased on the heap instead.
+        assert_eq!(get_ignore_case(&map, &long.to_uppercase()), Some(&3));
+        assert_eq!(get_ignore_case(&map, "place_y"), None);
+        assert_eq!(get_ignore_case(&map, "PLACE_Y"), None);
+    }
+}
