@@ -228,6 +228,9 @@ struct Reader<'a> {
     diagnostics: Vec<Diagnostic>,
     /// The index of the step that ended with the previous token (a duration may follow).
     after_step: Option<usize>,
+    /// A step's arguments while it is read, kept between steps: each step then gets a
+    /// vector of exactly its number of arguments (pushing onto a fresh one reserves four).
+    arg_buffer: Vec<Name>,
 }
 
 impl<'a> Reader<'a> {
@@ -243,6 +246,7 @@ impl<'a> Reader<'a> {
             steps: Vec::new(),
             diagnostics: Vec::new(),
             after_step: None,
+            arg_buffer: Vec::new(),
         }
     }
 
@@ -371,7 +375,8 @@ impl<'a> Reader<'a> {
         let time = timestamp.and_then(|ts| self.timestamp_value(ts, &mut local));
         let start = timestamp.map_or(open.span.start, |ts| ts.span.start);
         let mut action: Option<Name> = None;
-        let mut args = Vec::new();
+        let mut args = std::mem::take(&mut self.arg_buffer);
+        args.clear();
         // A nested list in the action position: the rest of the step is skipped silently.
         let mut head_broken = false;
         let mut last = open.span;
@@ -442,9 +447,13 @@ impl<'a> Reader<'a> {
         let span = Span::new(start, last.end);
         match action {
             Some(action) => {
+                // Drained, not taken: the buffer keeps its room for the next step.
+                #[allow(clippy::drain_collect)]
+                let exact = args.drain(..).collect();
+                self.arg_buffer = args;
                 self.steps.push(PlanStep {
                     action,
-                    args,
+                    args: exact,
                     time,
                     duration: None,
                     span,
