@@ -106,7 +106,15 @@ impl Task {
         let pred = &self.preds[a.pred as usize];
         let set = match pred.kind {
             PredKind::Fluent => &st.atoms,
-            PredKind::Static => &self.statics,
+            PredKind::Static => {
+                return match pred.sym.base {
+                    Some(base) => self.statics.test(self.dense_index(base, &a.args, b)),
+                    None => self
+                        .statics
+                        .sparse
+                        .contains(&Task::sparse_key(a.pred, &a.args, b)),
+                };
+            }
             PredKind::Derived => &st.derived,
         };
         match pred.sym.base {

@@ -104,12 +104,13 @@ impl Task {
             .iter()
             .all(|&(x, y, eq)| (obj(x, b) == obj(y, b)) == eq)
             && fast.lits.iter().all(|l| {
-                let set = if l.is_static {
-                    &self.statics
+                let i = self.fast_index(&l.atom, b);
+                let holds = if l.is_static {
+                    self.statics.test(i)
                 } else {
-                    &st.atoms
+                    st.atoms.test(i)
                 };
-                set.test(self.fast_index(&l.atom, b)) == l.positive
+                holds == l.positive
             })
     }
 

@@ -102,16 +102,15 @@ impl Task {
         let mut atoms = Vec::new();
         let n = self.n_objects.max(1);
         for (pid, pred) in self.preds.iter().enumerate() {
-            let set = match pred.kind {
-                PredKind::Fluent => &state.atoms,
-                PredKind::Static => &self.statics,
+            let (ones, sparse): (Box<dyn Iterator<Item = u64>>, _) = match pred.kind {
+                PredKind::Fluent => (Box::new(state.atoms.dense_ones()), &state.atoms.sparse),
+                PredKind::Static => (self.statics.dense_ones(), &self.statics.sparse),
                 PredKind::Derived => continue,
             };
             match pred.sym.base {
                 Some(base) => {
                     let size = n.saturating_pow(pred.sym.arity as u32);
-                    for idx in set
-                        .dense_ones()
+                    for idx in ones
                         .skip_while(|&i| i < base)
                         .take_while(|&i| i < base + size)
                     {
@@ -119,8 +118,7 @@ impl Task {
                     }
                 }
                 None => {
-                    let mut sparse: Vec<Vec<ObjId>> = set
-                        .sparse
+                    let mut sparse: Vec<Vec<ObjId>> = sparse
                         .iter()
                         .filter(|k| k.first() == Some(&(pid as u32)))
                         .map(|k| k[1..].to_vec())

@@ -78,23 +78,108 @@ impl AtomSet {
 
     /// Dense indices of set bits, in increasing order.
     pub fn dense_ones(&self) -> impl Iterator<Item = u64> + '_ {
-        self.bits.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros() as u64;
-                w &= w - 1;
-                Some(wi as u64 * 64 + b)
-            })
-        })
+        ones(&self.bits)
     }
 
     pub fn clear(&mut self) {
         self.bits.iter_mut().for_each(|w| *w = 0);
         self.sparse.clear();
     }
+}
+
+/// The static facts of a task: the initial atoms of predicates no action changes.
+///
+/// They are read far more often than they are written, and a few predicates over many
+/// objects (visitall's `connected`: 9,800 facts among 2,500² slots) would make a bitset
+/// mostly zeros. A fresh process pays a page fault for every page of it that a fact
+/// touches, so a sparse relation keeps its dense indices in a hash set instead; the
+/// layout (the index of an atom) is the same either way.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StaticSet {
+    dense: DenseStatics,
+    pub sparse: FxHashSet<Box<[u32]>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum DenseStatics {
+    Bits(Vec<u64>),
+    Hashed(FxHashSet<u64>),
+}
+
+impl Default for DenseStatics {
+    fn default() -> DenseStatics {
+        DenseStatics::Bits(Vec::new())
+    }
+}
+
+impl StaticSet {
+    /// Bitsets up to this size are kept whatever their density (a few pages).
+    const SMALL_BITSET_BYTES: u64 = 64 * 1024;
+    /// A larger bitset is kept when it takes at most this many bytes per fact (a hash set
+    /// takes 9 to 18: the index and a control byte, at most half empty).
+    const BYTES_PER_FACT: u64 = 32;
+
+    /// The set of `dense` indices (in a layout of `slots` slots) and `sparse` keys.
+    pub fn new(slots: u64, dense: &[u64], sparse: FxHashSet<Box<[u32]>>) -> StaticSet {
+        let bytes = slots.div_ceil(64) * 8;
+        let dense = if bytes <= Self::SMALL_BITSET_BYTES
+            || bytes <= Self::BYTES_PER_FACT.saturating_mul(dense.len() as u64)
+        {
+            let mut bits = AtomSet::with_bits(slots);
+            for &i in dense {
+                bits.set(i, true);
+            }
+            DenseStatics::Bits(bits.bits)
+        } else {
+            DenseStatics::Hashed(dense.iter().copied().collect())
+        };
+        StaticSet { dense, sparse }
+    }
+
+    /// Whether the atom at dense index `i` holds.
+    #[inline]
+    pub fn test(&self, i: u64) -> bool {
+        match &self.dense {
+            DenseStatics::Bits(bits) => bits
+                .get((i / 64) as usize)
+                .is_some_and(|w| w & (1 << (i % 64)) != 0),
+            DenseStatics::Hashed(set) => set.contains(&i),
+        }
+    }
+
+    pub fn contains(&self, key: &Key) -> bool {
+        match key {
+            Key::Dense(i) => self.test(*i),
+            Key::Sparse(k) => self.sparse.contains(k),
+        }
+    }
+
+    /// Dense indices of the facts, in increasing order.
+    pub fn dense_ones(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        match &self.dense {
+            DenseStatics::Bits(bits) => Box::new(ones(bits)),
+            DenseStatics::Hashed(set) => {
+                let mut ones: Vec<u64> = set.iter().copied().collect();
+                ones.sort_unstable();
+                Box::new(ones.into_iter())
+            }
+        }
+    }
+}
+
+/// Indices of the set bits of `bits`, in increasing order.
+fn ones(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    bits.iter().enumerate().flat_map(|(wi, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let b = w.trailing_zeros() as u64;
+            w &= w - 1;
+            Some(wi as u64 * 64 + b)
+        })
+    })
 }
 
 /// A state of a task: the true atoms (those actions can change, and derived ones) and the
@@ -173,5 +258,92 @@ impl PartialEq for State {
                     .get(k)
                     .is_some_and(|w| w.to_bits() == v.to_bits())
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// visitall's shape: a 50×50 grid, `connected` between neighbours, 2,500² slots.
+    fn grid_facts(side: u64) -> (u64, Vec<u64>) {
+        let n = side * side;
+        let mut facts = Vec::new();
+        for x in 0..side {
+            for y in 0..side {
+                let a = x * side + y;
+                let mut link = |b: u64| facts.push(a + b * n);
+                if x > 0 {
+                    link(a - side);
+                }
+                if x + 1 < side {
+                    link(a + side);
+                }
+                if y > 0 {
+                    link(a - 1);
+                }
+                if y + 1 < side {
+                    link(a + 1);
+                }
+            }
+        }
+        (n * n, facts)
+    }
+
+    fn check(set: &StaticSet, slots: u64, facts: &[u64]) {
+        let mut expected = facts.to_vec();
+        expected.sort_unstable();
+        expected.dedup();
+        assert_eq!(set.dense_ones().collect::<Vec<_>>(), expected);
+        for &i in facts {
+            assert!(set.test(i), "fact {i} is missing");
+            assert!(set.contains(&Key::Dense(i)));
+        }
+        // Every slot next to a fact that is not one itself, and the ends of the layout.
+        for i in facts.iter().flat_map(|&i| [i.saturating_sub(1), i + 1]) {
+            assert_eq!(set.test(i), expected.binary_search(&i).is_ok(), "slot {i}");
+        }
+        assert!(!set.test(slots));
+        assert!(!set.test(u64::MAX));
+    }
+
+    #[test]
+    fn a_sparse_relation_is_hashed_and_answers_like_a_bitset() {
+        let (slots, facts) = grid_facts(50);
+        assert_eq!(facts.len(), 9_800); // as in visitall problem50
+        let set = StaticSet::new(slots, &facts, FxHashSet::default());
+        assert!(matches!(set.dense, DenseStatics::Hashed(_)));
+        check(&set, slots, &facts);
+    }
+
+    #[test]
+    fn small_or_dense_relations_stay_bitsets() {
+        let (slots, facts) = grid_facts(10); // 10,000 slots: 1,250 bytes
+        let set = StaticSet::new(slots, &facts, FxHashSet::default());
+        assert!(matches!(set.dense, DenseStatics::Bits(_)));
+        check(&set, slots, &facts);
+
+        // 2^20 slots (128 KiB) with a fact every 64 slots: 8 bytes of bitset per fact.
+        let slots = 1 << 20;
+        let facts: Vec<u64> = (0..slots).step_by(64).collect();
+        let set = StaticSet::new(slots, &facts, FxHashSet::default());
+        assert!(matches!(set.dense, DenseStatics::Bits(_)));
+        check(&set, slots, &facts);
+
+        // The same layout with a fact every 4,096 slots: 512 bytes each, hashed.
+        let facts: Vec<u64> = (0..slots).step_by(4096).collect();
+        let set = StaticSet::new(slots, &facts, FxHashSet::default());
+        assert!(matches!(set.dense, DenseStatics::Hashed(_)));
+        check(&set, slots, &facts);
+    }
+
+    #[test]
+    fn sparse_keys_are_kept_beside_either_form() {
+        let key: Box<[u32]> = vec![3, 1, 4].into_boxed_slice();
+        let set = StaticSet::new(1 << 24, &[7], FxHashSet::from_iter([key.clone()]));
+        assert!(set.contains(&Key::Sparse(key)));
+        assert!(!set.contains(&Key::Sparse(vec![3, 1, 5].into_boxed_slice())));
+        assert!(set.contains(&Key::Dense(7)));
+        assert!(!set.contains(&Key::Dense(8)));
     }
 }

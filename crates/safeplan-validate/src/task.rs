@@ -8,7 +8,7 @@
 //! could have, only on the steps a plan actually takes.
 
 use compact_str::CompactString;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use safeplan_pddl::ast::{self, ArithOp, AssignOp, CmpOp, Formula};
 use safeplan_pddl::{
     CheckOptions, Diagnostic, Domain, FileKind, Problem, Span, check_domain, check_problem,
@@ -16,7 +16,7 @@ use safeplan_pddl::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::state::{AtomSet, State};
+use crate::state::{Key, State, StaticSet};
 
 /// An object (problem object or domain constant), by index into [`Task::objects`].
 pub type ObjId = u32;
@@ -353,7 +353,7 @@ pub struct Task {
     pub(crate) schema_ids: FxHashMap<CompactString, u32>,
     pub(crate) rules: Vec<Rule>,
     pub(crate) strata: usize,
-    pub(crate) statics: AtomSet,
+    pub(crate) statics: StaticSet,
     pub(crate) init: State,
     pub(crate) goal: Cond,
     /// Binding slots the goal's quantifiers need.
@@ -689,7 +689,7 @@ impl<'a> Compiler<'a> {
             schema_ids,
             rules,
             strata,
-            statics: AtomSet::with_bits(totals[PredKind::Static as usize]),
+            statics: StaticSet::default(),
             init: State::empty(
                 totals[PredKind::Fluent as usize],
                 totals[PredKind::Derived as usize],
@@ -705,6 +705,8 @@ impl<'a> Compiler<'a> {
             temporal: !self.domain.durative_actions.is_empty(),
         };
         let mut args: Vec<ObjId> = Vec::new();
+        let mut static_dense: Vec<u64> = Vec::new();
+        let mut static_sparse = FxHashSet::default();
         for entry in &self.problem.init {
             match entry {
                 ast::InitEntry::Atom(atom) => {
@@ -722,10 +724,12 @@ impl<'a> Compiler<'a> {
                         continue; // the checker reported it
                     }
                     match task.preds[pred as usize].kind {
-                        PredKind::Static => {
-                            let key = task.atom_key(pred, &args);
-                            task.statics.insert(key);
-                        }
+                        PredKind::Static => match task.atom_key(pred, &args) {
+                            Key::Dense(i) => static_dense.push(i),
+                            Key::Sparse(k) => {
+                                static_sparse.insert(k);
+                            }
+                        },
                         PredKind::Fluent => {
                             let key = task.atom_key(pred, &args);
                             task.init.atoms.insert(key);
@@ -752,6 +756,11 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        task.statics = StaticSet::new(
+            totals[PredKind::Static as usize],
+            &static_dense,
+            static_sparse,
+        );
         let mut init = std::mem::take(&mut task.init);
         task.derive(&mut init);
         task.init = init;
