@@ -323,6 +323,9 @@ impl<'a> TaskIndex<'a> {
     }
 
     fn index_objects(&mut self, list: &'a [Typed], file: FileKind) {
+        // Room for all at once: growing a map of thousands of objects rehashes it into
+        // fresh pages at every doubling.
+        self.objects.reserve(list.len());
         for entry in list {
             let types = self.resolve_type(entry.ty.as_ref(), file);
             let key = entry.name.key();

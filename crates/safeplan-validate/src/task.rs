@@ -840,6 +840,10 @@ impl<'a> Compiler<'a> {
     }
 
     fn add_objects(&mut self, list: &[ast::Typed], constant: bool) {
+        // Room for all at once: growing a map of thousands of objects rehashes it into
+        // fresh pages at every doubling.
+        self.object_ids.reserve(list.len());
+        self.objects.reserve(list.len());
         for entry in list {
             let types = self.resolve_type(entry.ty.as_ref());
             let key = entry.name.key();
