@@ -173,6 +173,23 @@ def test_diagnostics_carry_file_line_column_and_help():
     assert safeplan.check(DOMAIN, PROBLEM, "(a o1)") == []
 
 
+def test_check_files_names_each_file_as_given(tmp_path):
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(PROBLEM)
+    # Line 2 of the plan, its `o7` at column 4 (hand-counted): an undeclared object.
+    (tmp_path / "plan.txt").write_text("(a o1)\n(a o7)\n")
+    found = safeplan.check_files(tmp_path / "d.pddl", str(tmp_path / "p.pddl"), tmp_path / "plan.txt")
+    errors = [d for d in found if d.severity == "error"]
+    assert [(e.file, e.line, e.column) for e in errors] == [(str(tmp_path / "plan.txt"), 2, 4)]
+    assert "o7" in errors[0].message
+    assert safeplan.check_files(tmp_path / "d.pddl", tmp_path / "p.pddl") == []
+    assert safeplan.check_files(tmp_path / "d.pddl") == []
+    with pytest.raises(FileNotFoundError):
+        safeplan.check_files(tmp_path / "missing.pddl")
+    with pytest.raises(ValueError, match="give the problem too"):
+        safeplan.check_files(tmp_path / "d.pddl", plan=tmp_path / "plan.txt")
+
+
 @pytest.mark.parametrize(
     "make, error",
     [

@@ -88,6 +88,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "check",
+    "check_files",
     "check_tolerance",
     "load_task",
     "load_safety_task",
@@ -99,6 +100,27 @@ PathLike = Union[str, "os.PathLike[str]"]
 def _read(path: PathLike) -> tuple[str, str]:
     with open(path, encoding="utf-8") as f:
         return f.read(), os.fspath(path)
+
+
+def check_files(
+    domain: PathLike,
+    problem: Optional[PathLike] = None,
+    plan: Optional[PathLike] = None,
+    *,
+    strict: bool = False,
+) -> list[Diagnostic]:
+    """:func:`check` on files: every diagnostic of ``safeplan check DOMAIN [PROBLEM [PLAN]]``,
+    each naming its file as given.
+
+    A file that cannot be read raises ``OSError`` (``FileNotFoundError``, ...), as ``open``
+    does; what the files contain never raises.
+    """
+    if plan is not None and problem is None:
+        raise ValueError("check_files: a plan is checked against a problem; give the problem too")
+    d, dn = _read(domain)
+    p, pn = _read(problem) if problem is not None else (None, "problem.pddl")
+    pl, pln = _read(plan) if plan is not None else (None, "plan")
+    return check(d, p, pl, strict=strict, domain_file=dn, problem_file=pn, plan_file=pln)
 
 
 def load_task(domain: PathLike, problem: PathLike, *, strict: bool = False) -> Task:
