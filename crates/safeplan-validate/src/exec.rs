@@ -7,6 +7,7 @@
 //! then numeric updates. Several `increase`/`decrease` effects on one fluent add up; an
 //! `assign` together with any other update of the same fluent is a conflict.
 
+use rustc_hash::FxHashSet;
 use safeplan_pddl::Span;
 use safeplan_pddl::ast::{ArithOp, AssignOp, CmpOp};
 
@@ -104,22 +105,31 @@ impl Task {
     #[inline]
     pub(crate) fn atom_holds(&self, st: &State, a: &AtomRef, b: &[ObjId]) -> bool {
         let pred = &self.preds[a.pred as usize];
-        let set = match pred.kind {
-            PredKind::Fluent => &st.atoms,
-            PredKind::Static => {
-                return match pred.sym.base {
-                    Some(base) => self.statics.test(self.dense_index(base, &a.args, b)),
-                    None => self
-                        .statics
-                        .sparse
-                        .contains(&Task::sparse_key(a.pred, &a.args, b)),
-                };
-            }
-            PredKind::Derived => &st.derived,
-        };
         match pred.sym.base {
-            Some(base) => set.test(self.dense_index(base, &a.args, b)),
-            None => set.sparse.contains(&Task::sparse_key(a.pred, &a.args, b)),
+            Some(base) => {
+                let i = self.dense_index(base, &a.args, b);
+                match pred.kind {
+                    PredKind::Fluent => st.atoms.test(i),
+                    PredKind::Static => self.statics.test(i),
+                    PredKind::Derived => st.derived.test(i),
+                }
+            }
+            None => self
+                .sparse_atoms(pred.kind, st)
+                .contains(&Task::sparse_key(a.pred, &a.args, b)),
+        }
+    }
+
+    /// Where the true atoms of predicates of `kind` without a dense layout are kept.
+    pub(crate) fn sparse_atoms<'s>(
+        &'s self,
+        kind: PredKind,
+        st: &'s State,
+    ) -> &'s FxHashSet<Box<[u32]>> {
+        match kind {
+            PredKind::Fluent => &st.atoms.sparse,
+            PredKind::Static => &self.statics.sparse,
+            PredKind::Derived => &st.derived.sparse,
         }
     }
 

@@ -102,23 +102,26 @@ impl Task {
         let mut atoms = Vec::new();
         let n = self.n_objects.max(1);
         for (pid, pred) in self.preds.iter().enumerate() {
-            let (ones, sparse): (Box<dyn Iterator<Item = u64>>, _) = match pred.kind {
-                PredKind::Fluent => (Box::new(state.atoms.dense_ones()), &state.atoms.sparse),
-                PredKind::Static => (self.statics.dense_ones(), &self.statics.sparse),
-                PredKind::Derived => continue,
-            };
+            if pred.kind == PredKind::Derived {
+                continue;
+            }
             match pred.sym.base {
                 Some(base) => {
                     let size = n.saturating_pow(pred.sym.arity as u32);
-                    for idx in ones
-                        .skip_while(|&i| i < base)
-                        .take_while(|&i| i < base + size)
-                    {
-                        atoms.push((pid as u32, decode(idx - base, pred.sym.arity, n)));
-                    }
+                    let range = base..base.saturating_add(size);
+                    let ones = if pred.kind == PredKind::Static {
+                        self.statics.dense_ones(range)
+                    } else {
+                        state.atoms.dense_ones(range)
+                    };
+                    atoms.extend(
+                        ones.into_iter()
+                            .map(|idx| (pid as u32, decode(idx - base, pred.sym.arity, n))),
+                    );
                 }
                 None => {
-                    let mut sparse: Vec<Vec<ObjId>> = sparse
+                    let mut sparse: Vec<Vec<ObjId>> = self
+                        .sparse_atoms(pred.kind, state)
                         .iter()
                         .filter(|k| k.first() == Some(&(pid as u32)))
                         .map(|k| k[1..].to_vec())

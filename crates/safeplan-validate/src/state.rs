@@ -7,6 +7,8 @@
 //! NaN standing for "undefined": arithmetic that would produce a NaN is reported as a
 //! numeric error before it can be stored, so NaN always means "never given a value".
 
+use std::ops::Range;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Where one atom or fluent value lives.
@@ -76,9 +78,9 @@ impl AtomSet {
         }
     }
 
-    /// Dense indices of set bits, in increasing order.
-    pub fn dense_ones(&self) -> impl Iterator<Item = u64> + '_ {
-        ones(&self.bits)
+    /// Dense indices of the set bits within `range`, in increasing order.
+    pub fn dense_ones(&self, range: Range<u64>) -> Vec<u64> {
+        ones(&self.bits, range)
     }
 
     pub fn clear(&mut self) {
@@ -154,32 +156,42 @@ impl StaticSet {
         }
     }
 
-    /// Dense indices of the facts, in increasing order.
-    pub fn dense_ones(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+    /// Dense indices of the facts within `range`, in increasing order.
+    pub fn dense_ones(&self, range: Range<u64>) -> Vec<u64> {
         match &self.dense {
-            DenseStatics::Bits(bits) => Box::new(ones(bits)),
+            DenseStatics::Bits(bits) => ones(bits, range),
             DenseStatics::Hashed(set) => {
-                let mut ones: Vec<u64> = set.iter().copied().collect();
+                let mut ones: Vec<u64> =
+                    set.iter().copied().filter(|i| range.contains(i)).collect();
                 ones.sort_unstable();
-                Box::new(ones.into_iter())
+                ones
             }
         }
     }
 }
 
-/// Indices of the set bits of `bits`, in increasing order.
-fn ones(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
-    bits.iter().enumerate().flat_map(|(wi, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                return None;
-            }
-            let b = w.trailing_zeros() as u64;
-            w &= w - 1;
-            Some(wi as u64 * 64 + b)
+/// Indices of the set bits of `bits` within `range`, in increasing order; the words
+/// before the range are not read.
+fn ones(bits: &[u64], range: Range<u64>) -> Vec<u64> {
+    let first = usize::try_from(range.start / 64).unwrap_or(usize::MAX);
+    let words = bits.get(first..).unwrap_or_default();
+    words
+        .iter()
+        .zip((first as u64)..)
+        .flat_map(|(&w, wi)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as u64;
+                w &= w - 1;
+                Some(wi * 64 + b)
+            })
         })
-    })
+        .skip_while(|&i| i < range.start)
+        .take_while(|&i| i < range.end)
+        .collect()
 }
 
 /// A state of a task: the true atoms (those actions can change, and derived ones) and the
@@ -294,7 +306,15 @@ mod tests {
         let mut expected = facts.to_vec();
         expected.sort_unstable();
         expected.dedup();
-        assert_eq!(set.dense_ones().collect::<Vec<_>>(), expected);
+        assert_eq!(set.dense_ones(0..slots), expected);
+        // A range that starts and ends inside a word, as a predicate's slots do.
+        let (from, to) = (slots / 3 + 5, 2 * slots / 3 + 7);
+        let inside: Vec<u64> = expected
+            .iter()
+            .copied()
+            .filter(|i| (from..to).contains(i))
+            .collect();
+        assert_eq!(set.dense_ones(from..to), inside);
         for &i in facts {
             assert!(set.test(i), "fact {i} is missing");
             assert!(set.contains(&Key::Dense(i)));
