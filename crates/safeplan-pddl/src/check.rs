@@ -326,22 +326,8 @@ impl<'a> TaskIndex<'a> {
         // Room for all at once: growing a map of thousands of objects rehashes it into
         // fresh pages at every doubling.
         self.objects.reserve(list.len());
-        // `a b c - t` gives each name its own copy of `t` (same spelling, same place):
-        // resolve it once for the run, unless resolving it reported something (then each
-        // object reports it, as before).
-        let mut last: Option<(&'a Type, Vec<TypeId>)> = None;
         for entry in list {
-            let types = match (&last, entry.ty.as_ref()) {
-                (Some((ty, types)), Some(this)) if *ty == this => types.clone(),
-                (_, ty) => {
-                    let before = self.diagnostics.len();
-                    let types = self.resolve_type(ty, file);
-                    last = ty
-                        .filter(|_| self.diagnostics.len() == before)
-                        .map(|ty| (ty, types.clone()));
-                    types
-                }
-            };
+            let types = self.resolve_type(entry.ty.as_ref(), file);
             let key = entry.name.key();
             if let Some(existing) = self.objects.get_mut(&key) {
                 let same = existing.types == types;

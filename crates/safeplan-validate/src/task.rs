@@ -844,17 +844,8 @@ impl<'a> Compiler<'a> {
         // fresh pages at every doubling.
         self.object_ids.reserve(list.len());
         self.objects.reserve(list.len());
-        // `a b c - t` gives each name its own copy of `t`: resolve it once for the run.
-        let mut last: Option<(&ast::Type, Vec<TypeId>)> = None;
         for entry in list {
-            let types = match (&last, entry.ty.as_ref()) {
-                (Some((ty, types)), Some(this)) if *ty == this => types.clone(),
-                (_, ty) => {
-                    let types = self.resolve_type(ty);
-                    last = ty.map(|ty| (ty, types.clone()));
-                    types
-                }
-            };
+            let types = self.resolve_type(entry.ty.as_ref());
             let key = entry.name.key();
             if self.object_ids.contains_key(&key) {
                 continue; // a repeated declaration with the same type (the checker warned)
