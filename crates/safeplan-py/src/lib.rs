@@ -353,7 +353,8 @@ fn to_python(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny
 }
 
 /// Check a domain, and optionally a problem and a plan, as `safeplan check` does; every
-/// diagnostic (errors and warnings), never an exception for what the texts contain.
+/// diagnostic (errors and warnings), never an exception for what the texts contain. A plan
+/// without a problem is a `ValueError` (it is checked against the problem's objects).
 #[pyfunction]
 #[pyo3(signature = (domain, problem=None, plan=None, *, strict=false, domain_file="domain.pddl", problem_file="problem.pddl", plan_file="plan"))]
 #[allow(clippy::too_many_arguments)]
@@ -365,7 +366,12 @@ fn check(
     domain_file: &str,
     problem_file: &str,
     plan_file: &str,
-) -> Vec<Diagnostic> {
+) -> PyResult<Vec<Diagnostic>> {
+    if plan.is_some() && problem.is_none() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "a plan is checked against a problem; give the problem too",
+        ));
+    }
     // Written so that options added to the library later keep their defaults here.
     #[allow(clippy::needless_update)]
     let options = CheckOptions {
@@ -399,7 +405,7 @@ fn check(
     let d = parse_domain(domain);
     found.extend(d.diagnostics);
     let Some(d) = d.value else {
-        return diagnostics(&found, &sources);
+        return Ok(diagnostics(&found, &sources));
     };
     found.extend(check_domain(&d, &options));
     if let Some(problem) = problem {
@@ -416,7 +422,7 @@ fn check(
             }
         }
     }
-    diagnostics(&found, &sources)
+    Ok(diagnostics(&found, &sources))
 }
 
 /// The verdict of a plan: validity, the first failure and everything the library reports.

@@ -171,6 +171,8 @@ def test_diagnostics_carry_file_line_column_and_help():
     assert "r" in e.message
     assert e.render().startswith(f"my/domain.pddl:6:{e.column}: error: ")
     assert safeplan.check(DOMAIN, PROBLEM, "(a o1)") == []
+    with pytest.raises(ValueError, match="give the problem too"):
+        safeplan.check(DOMAIN, plan="(a o1)")
 
 
 def test_check_files_names_each_file_as_given(tmp_path):

@@ -113,10 +113,9 @@ def check_files(
     each naming its file as given.
 
     A file that cannot be read raises ``OSError`` (``FileNotFoundError``, ...), as ``open``
-    does; what the files contain never raises.
+    does, and a plan without a problem ``ValueError``, as :func:`check`; what the files
+    contain never raises.
     """
-    if plan is not None and problem is None:
-        raise ValueError("check_files: a plan is checked against a problem; give the problem too")
     d, dn = _read(domain)
     p, pn = _read(problem) if problem is not None else (None, "problem.pddl")
     pl, pln = _read(plan) if plan is not None else (None, "plan")

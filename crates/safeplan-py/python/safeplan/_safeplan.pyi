@@ -63,7 +63,8 @@ def check(
     problem_file: str = "problem.pddl",
     plan_file: str = "plan",
 ) -> list[Diagnostic]:
-    """Check a domain (and a problem, and a plan) as ``safeplan check`` does."""
+    """Check a domain (and a problem, and a plan) as ``safeplan check`` does; a plan without a
+    problem raises ``ValueError``."""
 
 class Verdict:
     """The verdict of a plan."""
