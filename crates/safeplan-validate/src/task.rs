@@ -465,6 +465,67 @@ pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> 
     ast::get_ignore_case(map, name).copied()
 }
 
+/// The predicate or function `name` applied to `args`, given what its lookup `found` (id and
+/// arity): refused when it is not declared or takes another number of arguments. The checker
+/// reports both; a task compiled [`CompileOptions::already_checked`] without having passed it
+/// must still be refused, not laid out with atoms past their predicate's slots.
+fn applied(
+    found: Option<(u32, usize)>,
+    name: &ast::Name,
+    args: &[ast::Term],
+    kind: &str,
+) -> Result<u32, TaskError> {
+    match found {
+        Some((id, arity)) => {
+            arity_fits(kind, name, Some(arity), args.len(), FileKind::Problem)?;
+            Ok(id)
+        }
+        None => Err(TaskError::Unsupported {
+            what: format!("the undeclared {kind} `{}`", name.text),
+            file: FileKind::Problem,
+            span: name.span,
+        }),
+    }
+}
+
+/// Refuse a predicate or function applied to another number of arguments than it takes
+/// (see [`applied`]).
+fn arity_fits(
+    kind: &str,
+    name: &ast::Name,
+    arity: Option<usize>,
+    given: usize,
+    file: FileKind,
+) -> Result<(), TaskError> {
+    match arity {
+        Some(arity) if arity != given => Err(TaskError::Unsupported {
+            what: format!(
+                "the {kind} `{}` applied to {given} arguments (it takes {arity})",
+                name.text
+            ),
+            file,
+            span: name.span,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The object an initial fact names (a variable, or a name that is no object, is refused).
+fn init_object(
+    object_ids: &FxHashMap<CompactString, ObjId>,
+    t: &ast::Term,
+) -> Result<ObjId, TaskError> {
+    match t {
+        ast::Term::Const(n) => lookup(object_ids, &n.text),
+        ast::Term::Var(_) => None,
+    }
+    .ok_or_else(|| TaskError::Unsupported {
+        what: format!("the unbound name `{}`", t.name().text),
+        file: FileKind::Problem,
+        span: t.span(),
+    })
+}
+
 /// Variables in scope while compiling one schema: name key → slot and domain.
 #[derive(Default)]
 struct Scope {
@@ -504,6 +565,8 @@ struct Compiler<'a> {
     domain_types: Vec<Vec<TypeId>>,
     domain_ids: FxHashMap<Vec<TypeId>, u32>,
     pred_ids: FxHashMap<CompactString, u32>,
+    /// The arity of each predicate, by id (filled once the predicates are laid out).
+    pred_arities: Vec<usize>,
     func_ids: FxHashMap<CompactString, u32>,
     /// Compiling a durative action: `?duration` may be read.
     allow_duration: bool,
@@ -527,6 +590,7 @@ impl<'a> Compiler<'a> {
             domain_types: Vec::new(),
             domain_ids: FxHashMap::default(),
             pred_ids: FxHashMap::default(),
+            pred_arities: Vec::new(),
             func_ids: FxHashMap::default(),
             allow_duration: false,
             read_duration: std::cell::Cell::new(false),
@@ -597,6 +661,7 @@ impl<'a> Compiler<'a> {
                 });
             }
         }
+        self.pred_arities = preds.iter().map(|p| p.sym.arity).collect();
         let mut value_total = 0u64;
         let mut funcs = Vec::with_capacity(self.domain.functions.len());
         for (i, f) in self.domain.functions.iter().enumerate() {
@@ -710,18 +775,13 @@ impl<'a> Compiler<'a> {
         for entry in &self.problem.init {
             match entry {
                 ast::InitEntry::Atom(atom) => {
-                    let Some(pred) = lookup(&self.pred_ids, &atom.predicate.text) else {
-                        continue;
-                    };
+                    let found = lookup(&self.pred_ids, &atom.predicate.text)
+                        .map(|p| (p, task.preds[p as usize].sym.arity));
+                    let pred = applied(found, &atom.predicate, &atom.args, "predicate")?;
                     // One buffer for every fact: a large problem has hundreds of thousands.
                     args.clear();
-                    args.extend(
-                        atom.args
-                            .iter()
-                            .filter_map(|t| lookup(&task.object_ids, &t.name().text)),
-                    );
-                    if args.len() != atom.args.len() {
-                        continue; // the checker reported it
+                    for t in &atom.args {
+                        args.push(init_object(&task.object_ids, t)?);
                     }
                     match task.preds[pred as usize].kind {
                         PredKind::Static => match task.atom_key(pred, &args) {
@@ -741,18 +801,15 @@ impl<'a> Compiler<'a> {
                 }
                 ast::InitEntry::Not(..) => {} // closed world: absent means false
                 ast::InitEntry::Assign(f, value, _) => {
-                    let Some(func) = lookup(&self.func_ids, &f.function.text) else {
-                        continue;
-                    };
-                    let args: Vec<ObjId> = f
-                        .args
-                        .iter()
-                        .filter_map(|t| lookup(&task.object_ids, &t.name().text))
-                        .collect();
-                    if args.len() == f.args.len() {
-                        let key = task.value_key(func, &args);
-                        task.init.set_value(&key, *value);
+                    let found = lookup(&self.func_ids, &f.function.text)
+                        .map(|i| (i, task.funcs[i as usize].arity));
+                    let func = applied(found, &f.function, &f.args, "function")?;
+                    args.clear();
+                    for t in &f.args {
+                        args.push(init_object(&task.object_ids, t)?);
                     }
+                    let key = task.value_key(func, &args);
+                    task.init.set_value(&key, *value);
                 }
             }
         }
@@ -1177,11 +1234,22 @@ impl<'a> Compiler<'a> {
                 file,
                 span: a.predicate.span,
             })?;
+        arity_fits(
+            "predicate",
+            &a.predicate,
+            self.pred_arity(pred),
+            a.args.len(),
+            file,
+        )?;
         Ok(AtomRef {
             pred,
             args: self.args(&a.args, scope, file)?,
             span: a.span,
         })
+    }
+
+    fn pred_arity(&self, pred: u32) -> Option<usize> {
+        self.pred_arities.get(pred as usize).copied()
     }
 
     fn fluent(
@@ -1196,6 +1264,12 @@ impl<'a> Compiler<'a> {
                 file,
                 span: f.function.span,
             })?;
+        let arity = self
+            .domain
+            .functions
+            .get(func as usize)
+            .map(|d| d.params.len());
+        arity_fits("function", &f.function, arity, f.args.len(), file)?;
         Ok(FluentRef {
             func,
             args: self.args(&f.args, scope, file)?,

@@ -1403,6 +1403,66 @@ fn a_monitor_taken_apart_and_resumed_goes_on_where_it_was() {
     );
 }
 
+/// A problem compiled `already_checked` that never passed the checker (a caller that trusts
+/// a check it did not run, or ran and ignored) is refused, never laid out with a fact or goal
+/// atom of the wrong arity, nor does it panic: each case is an error the checker reports, and
+/// the compiler refuses it at the name.
+#[test]
+fn an_unchecked_problem_with_wrong_arities_or_names_is_refused_not_compiled() {
+    let domain = parse_domain(
+        "(define (domain d) (:requirements :fluents)
+           (:predicates (p ?x) (e ?x ?y)) (:functions (f ?x))
+           (:action a :parameters (?x) :precondition (p ?x) :effect (increase (f ?x) 1)))",
+    )
+    .value
+    .expect("a domain");
+    let skip = CompileOptions {
+        already_checked: true,
+        ..CompileOptions::default()
+    };
+    let cases = [
+        (
+            "(e o o o)",
+            "(p o)",
+            "`e` applied to 3 arguments (it takes 2)",
+        ),
+        ("(e o)", "(p o)", "`e` applied to 1 arguments (it takes 2)"),
+        (
+            "(p o) (= (f o o) 1)",
+            "(p o)",
+            "`f` applied to 2 arguments (it takes 1)",
+        ),
+        (
+            "(p o)",
+            "(e o o o o)",
+            "`e` applied to 4 arguments (it takes 2)",
+        ),
+        (
+            "(p o)",
+            "(> (f) 1)",
+            "`f` applied to 0 arguments (it takes 1)",
+        ),
+        ("(q o)", "(p o)", "the undeclared predicate `q`"),
+        ("(p nobody)", "(p o)", "the unbound name `nobody`"),
+        ("(= (g o) 1)", "(p o)", "the undeclared function `g`"),
+    ];
+    for (init, goal, expected) in cases {
+        let text =
+            format!("(define (problem t) (:domain d) (:objects o) (:init {init}) (:goal {goal}))");
+        let problem = parse_problem(&text).value.expect("a problem");
+        assert!(
+            Task::compile(&domain, &problem).is_err(),
+            "the checker refuses {init} / {goal}"
+        );
+        match Task::compile_with(&domain, &problem, &skip) {
+            Err(TaskError::Unsupported { what, .. }) => {
+                assert!(what.contains(expected), "{init} / {goal}: {what}")
+            }
+            other => panic!("{init} / {goal}: refused as {expected}, got {other:?}"),
+        }
+    }
+}
+
 /// `already_checked` skips only the checker: a task the checker would refuse is still
 /// refused (by the compiler, where it meets the undeclared predicate), and a clean task
 /// compiles to the same verdicts.
