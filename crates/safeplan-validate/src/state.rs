@@ -35,9 +35,7 @@ impl AtomSet {
 
     #[inline]
     pub fn test(&self, i: u64) -> bool {
-        self.bits
-            .get((i / 64) as usize)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+        bit(&self.bits, i)
     }
 
     #[inline]
@@ -148,9 +146,9 @@ impl StaticSet {
     /// How many pages of a bitset of `slots` slots the facts `dense` fall on.
     fn touched_pages(slots: u64, dense: &[u64]) -> u64 {
         let bits_per_page = Self::PAGE_BYTES * 8;
-        // At most 2^27 slots of a kind (the compiler's limit): 4,096 pages, a flag each.
-        let pages = usize::try_from(slots.div_ceil(bits_per_page)).unwrap_or(usize::MAX);
-        let mut seen = vec![false; pages.min(1 << 20)];
+        // A flag a page: 1/32,768 of the bitset it decides on (4,096 flags for the compiler's
+        // limit of 2^27 slots of a kind).
+        let mut seen = vec![false; slots.div_ceil(bits_per_page) as usize];
         let mut touched = 0;
         for &i in dense {
             if let Some(flag) = usize::try_from(i / bits_per_page)
@@ -168,9 +166,7 @@ impl StaticSet {
     #[inline]
     pub fn test(&self, i: u64) -> bool {
         match &self.dense {
-            DenseStatics::Bits(bits) => bits
-                .get((i / 64) as usize)
-                .is_some_and(|w| w & (1 << (i % 64)) != 0),
+            DenseStatics::Bits(bits) => bit(bits, i),
             DenseStatics::Hashed(set) => set.contains(&i),
         }
     }
@@ -194,6 +190,13 @@ impl StaticSet {
             }
         }
     }
+}
+
+/// Whether bit `i` of `bits` is set (a bit past the end is not).
+#[inline]
+fn bit(bits: &[u64], i: u64) -> bool {
+    bits.get((i / 64) as usize)
+        .is_some_and(|w| w & (1 << (i % 64)) != 0)
 }
 
 /// Indices of the set bits of `bits` within `range`, in increasing order; the words
