@@ -465,65 +465,52 @@ pub(crate) fn lookup<V: Copy>(map: &FxHashMap<CompactString, V>, name: &str) -> 
     ast::get_ignore_case(map, name).copied()
 }
 
-/// The predicate or function `name` applied to `args`, given what its lookup `found` (id and
-/// arity): refused when it is not declared or takes another number of arguments. The checker
-/// reports both; a task compiled [`CompileOptions::already_checked`] without having passed it
-/// must still be refused, not laid out with atoms past their predicate's slots.
+/// The predicate or function `name` applied to `given` arguments, given what its lookup
+/// `found` (id and arity): refused when it is not declared or takes another number of
+/// arguments. The checker reports both; a task compiled [`CompileOptions::already_checked`]
+/// without having passed it must still be refused, not laid out with atoms past their
+/// predicate's slots.
 fn applied(
     found: Option<(u32, usize)>,
     name: &ast::Name,
-    args: &[ast::Term],
-    kind: &str,
-) -> Result<u32, TaskError> {
-    match found {
-        Some((id, arity)) => {
-            arity_fits(kind, name, Some(arity), args.len(), FileKind::Problem)?;
-            Ok(id)
-        }
-        None => Err(TaskError::Unsupported {
-            what: format!("the undeclared {kind} `{}`", name.text),
-            file: FileKind::Problem,
-            span: name.span,
-        }),
-    }
-}
-
-/// Refuse a predicate or function applied to another number of arguments than it takes
-/// (see [`applied`]).
-fn arity_fits(
-    kind: &str,
-    name: &ast::Name,
-    arity: Option<usize>,
     given: usize,
+    kind: &str,
     file: FileKind,
-) -> Result<(), TaskError> {
-    match arity {
-        Some(arity) if arity != given => Err(TaskError::Unsupported {
-            what: format!(
-                "the {kind} `{}` applied to {given} arguments (it takes {arity})",
-                name.text
-            ),
-            file,
-            span: name.span,
-        }),
-        _ => Ok(()),
-    }
+) -> Result<u32, TaskError> {
+    let what = match found {
+        Some((id, arity)) if arity == given => return Ok(id),
+        Some((_, arity)) => format!(
+            "the {kind} `{}` applied to {given} arguments (it takes {arity})",
+            name.text
+        ),
+        None => format!("the undeclared {kind} `{}`", name.text),
+    };
+    Err(TaskError::Unsupported {
+        what,
+        file,
+        span: name.span,
+    })
 }
 
-/// The object an initial fact names (a variable, or a name that is no object, is refused).
-fn init_object(
+/// The object a ground term names; a variable, or a name that is no object, is refused.
+fn ground_object(
     object_ids: &FxHashMap<CompactString, ObjId>,
     t: &ast::Term,
+    file: FileKind,
 ) -> Result<ObjId, TaskError> {
     match t {
         ast::Term::Const(n) => lookup(object_ids, &n.text),
         ast::Term::Var(_) => None,
     }
-    .ok_or_else(|| TaskError::Unsupported {
+    .ok_or_else(|| unbound(t, file))
+}
+
+fn unbound(t: &ast::Term, file: FileKind) -> TaskError {
+    TaskError::Unsupported {
         what: format!("the unbound name `{}`", t.name().text),
-        file: FileKind::Problem,
+        file,
         span: t.span(),
-    })
+    }
 }
 
 /// Variables in scope while compiling one schema: name key → slot and domain.
@@ -777,11 +764,12 @@ impl<'a> Compiler<'a> {
                 ast::InitEntry::Atom(atom) => {
                     let found = lookup(&self.pred_ids, &atom.predicate.text)
                         .map(|p| (p, task.preds[p as usize].sym.arity));
-                    let pred = applied(found, &atom.predicate, &atom.args, "predicate")?;
+                    let file = FileKind::Problem;
+                    let pred = applied(found, &atom.predicate, atom.args.len(), "predicate", file)?;
                     // One buffer for every fact: a large problem has hundreds of thousands.
                     args.clear();
                     for t in &atom.args {
-                        args.push(init_object(&task.object_ids, t)?);
+                        args.push(ground_object(&task.object_ids, t, file)?);
                     }
                     match task.preds[pred as usize].kind {
                         PredKind::Static => match task.atom_key(pred, &args) {
@@ -803,10 +791,11 @@ impl<'a> Compiler<'a> {
                 ast::InitEntry::Assign(f, value, _) => {
                     let found = lookup(&self.func_ids, &f.function.text)
                         .map(|i| (i, task.funcs[i as usize].arity));
-                    let func = applied(found, &f.function, &f.args, "function")?;
+                    let file = FileKind::Problem;
+                    let func = applied(found, &f.function, f.args.len(), "function", file)?;
                     args.clear();
                     for t in &f.args {
-                        args.push(init_object(&task.object_ids, t)?);
+                        args.push(ground_object(&task.object_ids, t, file)?);
                     }
                     let key = task.value_key(func, &args);
                     task.init.set_value(&key, *value);
@@ -1208,14 +1197,12 @@ impl<'a> Compiler<'a> {
 
     fn arg(&self, t: &ast::Term, scope: &Scope, file: FileKind) -> Result<Arg, TaskError> {
         match t {
-            ast::Term::Var(n) => scope.find(n).map(|(s, _)| Arg::Slot(s)),
-            ast::Term::Const(n) => lookup(&self.object_ids, &n.text).map(Arg::Obj),
+            ast::Term::Var(n) => scope
+                .find(n)
+                .map(|(s, _)| Arg::Slot(s))
+                .ok_or_else(|| unbound(t, file)),
+            ast::Term::Const(_) => ground_object(&self.object_ids, t, file).map(Arg::Obj),
         }
-        .ok_or_else(|| TaskError::Unsupported {
-            what: format!("the unbound name `{}`", t.name().text),
-            file,
-            span: t.span(),
-        })
     }
 
     fn args(
@@ -1228,28 +1215,14 @@ impl<'a> Compiler<'a> {
     }
 
     fn atom(&self, a: &ast::Atom, scope: &Scope, file: FileKind) -> Result<AtomRef, TaskError> {
-        let pred =
-            lookup(&self.pred_ids, &a.predicate.text).ok_or_else(|| TaskError::Unsupported {
-                what: format!("the undeclared predicate `{}`", a.predicate.text),
-                file,
-                span: a.predicate.span,
-            })?;
-        arity_fits(
-            "predicate",
-            &a.predicate,
-            self.pred_arity(pred),
-            a.args.len(),
-            file,
-        )?;
+        let found = lookup(&self.pred_ids, &a.predicate.text)
+            .and_then(|p| Some((p, *self.pred_arities.get(p as usize)?)));
+        let pred = applied(found, &a.predicate, a.args.len(), "predicate", file)?;
         Ok(AtomRef {
             pred,
             args: self.args(&a.args, scope, file)?,
             span: a.span,
         })
-    }
-
-    fn pred_arity(&self, pred: u32) -> Option<usize> {
-        self.pred_arities.get(pred as usize).copied()
     }
 
     fn fluent(
@@ -1258,18 +1231,9 @@ impl<'a> Compiler<'a> {
         scope: &Scope,
         file: FileKind,
     ) -> Result<FluentRef, TaskError> {
-        let func =
-            lookup(&self.func_ids, &f.function.text).ok_or_else(|| TaskError::Unsupported {
-                what: format!("the undeclared function `{}`", f.function.text),
-                file,
-                span: f.function.span,
-            })?;
-        let arity = self
-            .domain
-            .functions
-            .get(func as usize)
-            .map(|d| d.params.len());
-        arity_fits("function", &f.function, arity, f.args.len(), file)?;
+        let found = lookup(&self.func_ids, &f.function.text)
+            .and_then(|i| Some((i, self.domain.functions.get(i as usize)?.params.len())));
+        let func = applied(found, &f.function, f.args.len(), "function", file)?;
         Ok(FluentRef {
             func,
             args: self.args(&f.args, scope, file)?,
