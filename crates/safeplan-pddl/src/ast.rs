@@ -504,6 +504,9 @@ pub struct Domain {
     pub derived: Vec<Derived>,
     /// `:durative-action`s in order.
     pub durative_actions: Vec<DurativeAction>,
+    /// `:constraints`: trajectory constraints every problem of the domain must keep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Constraint>,
     /// The whole `(define ...)`.
     pub span: Span,
 }
@@ -558,8 +561,191 @@ pub struct Problem {
     pub goal: Option<Formula>,
     /// `:metric`.
     pub metric: Option<Metric>,
+    /// `:constraints`: trajectory constraints and preferences over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Constraint>,
+    /// The preferences written in `:goal`, taken out of it by the parser, each as
+    /// `(preference NAME (at end φ))` under the `forall`s that enclosed it (see
+    /// [`Constraint`]); `goal` keeps the hard part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_preferences: Option<Constraint>,
     /// The whole `(define ...)`.
     pub span: Span,
+}
+
+/// A PDDL3 state-trajectory constraint (Gerevini & Long, 2005): a rule over the whole
+/// sequence of states a plan passes through, not only its end. Written in a domain's or a
+/// problem's `(:constraints ...)`, and, as preferences, in a problem's goal.
+///
+/// A goal preference `(preference p φ)` is read as `(preference p (at end φ))`: the
+/// parser takes every preference out of the `:goal` (which keeps the hard part) and puts
+/// it in [`Problem::goal_preferences`], so one tree type carries every soft and hard rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Constraint {
+    /// `(and c*)`: every part holds.
+    And(Vec<Constraint>, Span),
+    /// `(forall (vars) c)`: one instance per binding of the variables.
+    Forall(Vec<Typed>, Box<Constraint>, Span),
+    /// `(preference NAME c)`: a soft rule; breaking it makes the plan no worse than its
+    /// metric says (`(is-violated NAME)` counts the broken instances). The name is optional.
+    Preference(Option<Name>, Box<Constraint>, Span),
+    /// One of PDDL3's ten operators over conditions (boxed: a `Modal` holds up to two
+    /// conditions, the other variants a vector or a box).
+    Modal(Box<Modal>, Span),
+}
+
+impl Constraint {
+    /// Where the constraint is written.
+    pub fn span(&self) -> Span {
+        match self {
+            Constraint::And(_, s)
+            | Constraint::Forall(_, _, s)
+            | Constraint::Preference(_, _, s)
+            | Constraint::Modal(_, s) => *s,
+        }
+    }
+}
+
+/// A PDDL3 trajectory operator applied to its conditions (and times, in plan time units:
+/// a sequential plan's step `k` happens at time `k`). SEMANTICS.md §2c gives the meaning of
+/// each over the sequence of states a plan passes through.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Modal {
+    /// `(at end φ)`: φ holds in the final state.
+    AtEnd(Formula),
+    /// `(always φ)`: φ holds in every state, the initial one included.
+    Always(Formula),
+    /// `(sometime φ)`: φ holds in some state.
+    Sometime(Formula),
+    /// `(within t φ)`: φ holds in some state at time ≤ t.
+    Within(f64, Formula),
+    /// `(at-most-once φ)`: φ holds during at most one unbroken stretch of states.
+    AtMostOnce(Formula),
+    /// `(sometime-after φ ψ)`: whenever φ holds, ψ holds then or later.
+    SometimeAfter(Formula, Formula),
+    /// `(sometime-before φ ψ)`: whenever φ holds, ψ held in a strictly earlier state.
+    SometimeBefore(Formula, Formula),
+    /// `(always-within t φ ψ)`: whenever φ holds at time τ, ψ holds at some time in [τ, τ+t].
+    AlwaysWithin(f64, Formula, Formula),
+    /// `(hold-during t1 t2 φ)`: φ holds in every state at a time in [t1, t2).
+    HoldDuring(f64, f64, Formula),
+    /// `(hold-after t φ)`: φ holds in every state at a time after t.
+    HoldAfter(f64, Formula),
+}
+
+impl Modal {
+    /// Which operator this is.
+    pub fn op(&self) -> ConstraintOp {
+        match self {
+            Modal::AtEnd(_) => ConstraintOp::AtEnd,
+            Modal::Always(_) => ConstraintOp::Always,
+            Modal::Sometime(_) => ConstraintOp::Sometime,
+            Modal::Within(..) => ConstraintOp::Within,
+            Modal::AtMostOnce(_) => ConstraintOp::AtMostOnce,
+            Modal::SometimeAfter(..) => ConstraintOp::SometimeAfter,
+            Modal::SometimeBefore(..) => ConstraintOp::SometimeBefore,
+            Modal::AlwaysWithin(..) => ConstraintOp::AlwaysWithin,
+            Modal::HoldDuring(..) => ConstraintOp::HoldDuring,
+            Modal::HoldAfter(..) => ConstraintOp::HoldAfter,
+        }
+    }
+
+    /// The conditions in the order written: φ, then ψ for the two-condition operators
+    /// (`sometime-after`, `sometime-before`, `always-within`), where φ is the trigger.
+    pub fn conditions(&self) -> Vec<&Formula> {
+        match self {
+            Modal::AtEnd(f)
+            | Modal::Always(f)
+            | Modal::Sometime(f)
+            | Modal::Within(_, f)
+            | Modal::AtMostOnce(f)
+            | Modal::HoldDuring(_, _, f)
+            | Modal::HoldAfter(_, f) => vec![f],
+            Modal::SometimeAfter(a, b)
+            | Modal::SometimeBefore(a, b)
+            | Modal::AlwaysWithin(_, a, b) => vec![a, b],
+        }
+    }
+
+    /// The conditions, mutably, in the order of [`Modal::conditions`].
+    pub fn conditions_mut(&mut self) -> Vec<&mut Formula> {
+        match self {
+            Modal::AtEnd(f)
+            | Modal::Always(f)
+            | Modal::Sometime(f)
+            | Modal::Within(_, f)
+            | Modal::AtMostOnce(f)
+            | Modal::HoldDuring(_, _, f)
+            | Modal::HoldAfter(_, f) => vec![f],
+            Modal::SometimeAfter(a, b)
+            | Modal::SometimeBefore(a, b)
+            | Modal::AlwaysWithin(_, a, b) => vec![a, b],
+        }
+    }
+}
+
+/// The ten trajectory operators of PDDL3, by name (kebab-case in JSON, as PDDL spells them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConstraintOp {
+    /// `at end`
+    AtEnd,
+    /// `always`
+    Always,
+    /// `sometime`
+    Sometime,
+    /// `within`
+    Within,
+    /// `at-most-once`
+    AtMostOnce,
+    /// `sometime-after`
+    SometimeAfter,
+    /// `sometime-before`
+    SometimeBefore,
+    /// `always-within`
+    AlwaysWithin,
+    /// `hold-during`
+    HoldDuring,
+    /// `hold-after`
+    HoldAfter,
+}
+
+impl ConstraintOp {
+    /// Every operator, in the order of the PDDL3 paper.
+    pub const ALL: [ConstraintOp; 10] = [
+        ConstraintOp::AtEnd,
+        ConstraintOp::Always,
+        ConstraintOp::Sometime,
+        ConstraintOp::Within,
+        ConstraintOp::AtMostOnce,
+        ConstraintOp::SometimeAfter,
+        ConstraintOp::SometimeBefore,
+        ConstraintOp::AlwaysWithin,
+        ConstraintOp::HoldDuring,
+        ConstraintOp::HoldAfter,
+    ];
+
+    /// The PDDL spelling, e.g. `sometime-before`, `at end`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConstraintOp::AtEnd => "at end",
+            ConstraintOp::Always => "always",
+            ConstraintOp::Sometime => "sometime",
+            ConstraintOp::Within => "within",
+            ConstraintOp::AtMostOnce => "at-most-once",
+            ConstraintOp::SometimeAfter => "sometime-after",
+            ConstraintOp::SometimeBefore => "sometime-before",
+            ConstraintOp::AlwaysWithin => "always-within",
+            ConstraintOp::HoldDuring => "hold-during",
+            ConstraintOp::HoldAfter => "hold-after",
+        }
+    }
+}
+
+impl std::fmt::Display for ConstraintOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One step of a plan: `(name arg*)`, with the timing of a timestamped plan.
@@ -867,6 +1053,7 @@ impl EraseSpans for Domain {
         self.actions.erase_spans();
         self.derived.erase_spans();
         self.durative_actions.erase_spans();
+        self.constraints.erase_spans();
         self.span.erase_spans();
     }
 }
@@ -903,7 +1090,36 @@ impl EraseSpans for Problem {
         self.init.erase_spans();
         self.goal.erase_spans();
         self.metric.erase_spans();
+        self.constraints.erase_spans();
+        self.goal_preferences.erase_spans();
         self.span.erase_spans();
+    }
+}
+
+impl EraseSpans for Constraint {
+    fn erase_spans(&mut self) {
+        match self {
+            Constraint::And(cs, s) => {
+                cs.erase_spans();
+                s.erase_spans();
+            }
+            Constraint::Forall(vars, c, s) => {
+                vars.erase_spans();
+                c.erase_spans();
+                s.erase_spans();
+            }
+            Constraint::Preference(name, c, s) => {
+                name.erase_spans();
+                c.erase_spans();
+                s.erase_spans();
+            }
+            Constraint::Modal(m, s) => {
+                for f in m.conditions_mut() {
+                    f.erase_spans();
+                }
+                s.erase_spans();
+            }
+        }
     }
 }
 

@@ -687,6 +687,9 @@ struct Walker<'i, 'a> {
     index: &'i TaskIndex<'a>,
     file: FileKind,
     out: Vec<Diagnostic>,
+    /// While checking a problem's metric: the names of the task's preferences, which
+    /// `(is-violated NAME)` may read. `None` elsewhere, where `is-violated` is no function.
+    preferences: Option<Vec<CompactString>>,
 }
 
 impl<'i, 'a> Walker<'i, 'a> {
@@ -903,6 +906,13 @@ impl<'i, 'a> Walker<'i, 'a> {
     fn expr(&mut self, e: &Expr, scope: &Scope<'_>) {
         match e {
             Expr::Number(..) => {}
+            Expr::Fluent(f)
+                if self.preferences.is_some()
+                    && f.function.matches("is-violated")
+                    && !self.index.functions.contains_key("is-violated") =>
+            {
+                self.is_violated(f);
+            }
             Expr::Fluent(f) => self.fluent(f, scope, false),
             Expr::Arith(_, args, _) => args.iter().for_each(|a| self.expr(a, scope)),
             Expr::Var(v) => {
@@ -918,6 +928,92 @@ impl<'i, 'a> Walker<'i, 'a> {
                             "only `?duration` may appear as a number, inside a durative action",
                         ),
                     );
+                }
+            }
+        }
+    }
+
+    /// `(is-violated NAME)` in a metric: NAME must be a preference of the task.
+    fn is_violated(&mut self, f: &FluentTerm) {
+        let names = self.preferences.as_deref().unwrap_or_default();
+        let name = match f.args.as_slice() {
+            [Term::Const(n)] => n,
+            _ => {
+                self.out.push(
+                    Diagnostic::error(
+                        Code::ArityMismatch,
+                        self.file,
+                        f.span,
+                        "`is-violated` takes one preference name",
+                    )
+                    .with_help("write `(is-violated NAME)` with the name of a preference"),
+                );
+                return;
+            }
+        };
+        if names.iter().any(|n| name.matches(n)) {
+            return;
+        }
+        let d = Diagnostic::error(
+            Code::UndefinedPreference,
+            self.file,
+            name.span,
+            format!("no preference of the task is named `{}`", name.text),
+        );
+        self.out.push(
+            match nearest(&name.text, names.iter().map(|n| n.as_str())) {
+                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                None if names.is_empty() => d.with_help(
+                    "the task has no named preferences; declare one with `(preference NAME ...)` \
+                     in the goal or in `(:constraints ...)`",
+                ),
+                None => d.with_help(format!(
+                    "the task's preferences are {}",
+                    list_names(names.iter().map(|n| n.as_str()))
+                )),
+            },
+        );
+    }
+
+    /// A trajectory constraint or preference. `in_preference`: inside `(preference ...)`,
+    /// whose rule is soft and needs `:preferences` rather than `:constraints`.
+    fn constraint<'s>(&mut self, c: &'s Constraint, scope: &mut Scope<'s>, in_preference: bool) {
+        match c {
+            Constraint::And(parts, _) => parts
+                .iter()
+                .for_each(|p| self.constraint(p, scope, in_preference)),
+            Constraint::Forall(vars, body, _) => self.quantified(vars, scope, |w, scope| {
+                w.constraint(body, scope, in_preference)
+            }),
+            Constraint::Preference(_, body, span) => {
+                self.require(*span, "a preference", &[Requirement::Preferences]);
+                self.constraint(body, scope, true);
+            }
+            Constraint::Modal(m, span) => {
+                if !in_preference {
+                    self.require(
+                        *span,
+                        "a trajectory constraint",
+                        &[Requirement::Constraints],
+                    );
+                }
+                if let Modal::HoldDuring(from, to, _) = &**m
+                    && from >= to
+                {
+                    self.out.push(
+                        Diagnostic::warning(
+                            Code::Unsupported,
+                            self.file,
+                            *span,
+                            format!(
+                                "`hold-during` from {from} to {to} covers no time: it always holds"
+                            ),
+                        )
+                        .with_help("the window is [start, end): write the earlier time first"),
+                    );
+                }
+                for f in m.conditions() {
+                    self.formula(f, scope, Place::Goal);
                 }
             }
         }
@@ -1130,6 +1226,7 @@ fn domain_body_diagnostics(index: &TaskIndex<'_>, domain: &Domain) -> Vec<Diagno
         index,
         file: FileKind::Domain,
         out: Vec::new(),
+        preferences: None,
     };
     let typing_used = !domain.types.is_empty()
         || domain.constants.iter().any(|c| c.ty.is_some())
@@ -1197,7 +1294,41 @@ fn domain_body_diagnostics(index: &TaskIndex<'_>, domain: &Domain) -> Vec<Diagno
             w.timed_effect(e, &mut scope);
         }
     }
+    if let Some(c) = &domain.constraints {
+        w.constraint(c, &mut Scope { vars: Vec::new() }, false);
+    }
     w.out
+}
+
+/// The names of a task's preferences, in the order written (domain first), each once.
+pub fn preference_names(domain: &Domain, problem: &Problem) -> Vec<CompactString> {
+    fn walk(c: &Constraint, out: &mut Vec<CompactString>) {
+        match c {
+            Constraint::And(parts, _) => parts.iter().for_each(|p| walk(p, out)),
+            Constraint::Forall(_, body, _) => walk(body, out),
+            Constraint::Preference(name, body, _) => {
+                if let Some(n) = name
+                    && !out.iter().any(|o| n.matches(o))
+                {
+                    out.push(n.key());
+                }
+                walk(body, out);
+            }
+            Constraint::Modal(..) => {}
+        }
+    }
+    let mut out = Vec::new();
+    for c in [
+        &domain.constraints,
+        &problem.goal_preferences,
+        &problem.constraints,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        walk(c, &mut out);
+    }
+    out
 }
 
 /// Check a problem against its domain. Reports only what is wrong in the problem (check the
@@ -1233,6 +1364,7 @@ pub fn check_problem(
         index: &index,
         file: FileKind::Problem,
         out: Vec::new(),
+        preferences: None,
     };
     let empty = Scope { vars: Vec::new() };
     let mut assigned: HashMap<(CompactString, Vec<CompactString>), (f64, Span)> =
@@ -1267,8 +1399,16 @@ pub fn check_problem(
         let mut scope = Scope { vars: Vec::new() };
         w.formula(goal, &mut scope, Place::Goal);
     }
+    for c in [&problem.goal_preferences, &problem.constraints]
+        .into_iter()
+        .flatten()
+    {
+        w.constraint(c, &mut Scope { vars: Vec::new() }, false);
+    }
     if let Some(metric) = &problem.metric {
+        w.preferences = Some(preference_names(domain, problem));
         w.expr(&metric.expr, &empty);
+        w.preferences = None;
     }
     out.extend(w.out);
     out

@@ -62,6 +62,9 @@ pub enum Code {
     DuplicateSection,
     /// A construct that is valid PDDL but outside what safeplan supports.
     Unsupported,
+    /// A `(:constraints ...)` section holding several constraints without an enclosing
+    /// `and` (read as their conjunction; VAL drops such a section).
+    ConstraintsWithoutAnd,
     // --- checking ---
     /// A requirement flag that does not exist.
     UnknownRequirement,
@@ -73,6 +76,8 @@ pub enum Code {
     UndefinedPredicate,
     /// A function that is not declared.
     UndefinedFunction,
+    /// `(is-violated NAME)` names no preference of the task.
+    UndefinedPreference,
     /// A name that is neither a constant of the domain nor an object of the problem.
     UndefinedObject,
     /// A variable that no parameter or quantifier binds.
@@ -111,11 +116,13 @@ impl Code {
             Code::MissingSection => "missing-section",
             Code::DuplicateSection => "duplicate-section",
             Code::Unsupported => "unsupported",
+            Code::ConstraintsWithoutAnd => "constraints-without-and",
             Code::UnknownRequirement => "unknown-requirement",
             Code::UndeclaredRequirement => "undeclared-requirement",
             Code::UndefinedType => "undefined-type",
             Code::UndefinedPredicate => "undefined-predicate",
             Code::UndefinedFunction => "undefined-function",
+            Code::UndefinedPreference => "undefined-preference",
             Code::UndefinedObject => "undefined-object",
             Code::UndefinedVariable => "undefined-variable",
             Code::ArityMismatch => "arity-mismatch",

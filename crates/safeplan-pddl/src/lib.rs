@@ -66,7 +66,9 @@ pub mod span;
 pub mod write;
 
 pub use ast::{Domain, Name, Plan, PlanStep, Problem};
-pub use check::{CheckOptions, TaskIndex, check_domain, check_plan, check_problem};
+pub use check::{
+    CheckOptions, TaskIndex, check_domain, check_plan, check_problem, preference_names,
+};
 pub use diagnostic::{Code, Diagnostic, FileKind, Severity, has_errors};
 pub use plan::{extract_plan, parse_plan};
 pub use span::{LineCol, LineIndex, Span};

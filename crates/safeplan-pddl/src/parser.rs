@@ -544,6 +544,15 @@ impl<'a> Parser<'a> {
 
     /// A goal description. `None` when it could not be read (reported and skipped).
     fn formula(&mut self) -> Option<Formula> {
+        match self.formula_head()? {
+            Head::Done(f) => Some(f),
+            Head::Word(open, head) => self.formula_rest(open, head),
+        }
+    }
+
+    /// The `(` and the head word of a condition, or the whole condition when it is `()`.
+    /// `None` when it could not be read (reported and skipped).
+    fn formula_head(&mut self) -> Option<Head> {
         let t = self.peek();
         if t.kind != Tok::Open {
             self.unexpected(t, "a condition in parentheses");
@@ -557,7 +566,7 @@ impl<'a> Parser<'a> {
         if head.kind == Tok::Close {
             // `()` is the empty conjunction, as many domains write it.
             let close = self.close("`()`");
-            return Some(Formula::And(Vec::new(), open.to(close)));
+            return Some(Head::Done(Formula::And(Vec::new(), open.to(close))));
         }
         if head.kind != Tok::Atom {
             self.unexpected(head, "a predicate name or `and`, `or`, `not`, ...");
@@ -565,6 +574,11 @@ impl<'a> Parser<'a> {
             return None;
         }
         self.bump();
+        Some(Head::Word(open, head))
+    }
+
+    /// The rest of a condition whose `(` and head word `head` were read.
+    fn formula_rest(&mut self, open: Span, head: Token) -> Option<Formula> {
         let word = self.text(head.span);
         let lower = keyword(word, FORMULA_KEYWORDS);
         match lower {
@@ -619,6 +633,21 @@ impl<'a> Parser<'a> {
                     "`({word} ...)`: a comparison takes two expressions"
                 ));
                 Some(Formula::Compare(op, a?, b?, open.to(close)))
+            }
+            "preference" => {
+                self.error(
+                    Code::Unsupported,
+                    head.span,
+                    "a preference here is not supported: safeplan reads preferences at the top \
+                     of a problem's `:goal` (under `and` and `forall`) and in `:constraints`",
+                )
+                .help = Some(
+                    "move the preference to the goal or to `(:constraints ...)`, or make it a \
+                     hard condition by removing `(preference NAME ...)`"
+                        .into(),
+                );
+                self.skip_rest_of_list();
+                None
             }
             _ => {
                 if word.starts_with(':') || word.starts_with('?') {
@@ -1410,15 +1439,6 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn unsupported_section(&mut self, kw: Token, what: &str) {
-        let span = kw.span;
-        self.error(Code::Unsupported, span, format!("{what} are not supported"))
-            .severity = crate::diagnostic::Severity::Warning;
-        if let Some(d) = self.diagnostics.last_mut() {
-            d.help = Some("the section is skipped; plans are checked without it".into());
-        }
-    }
-
     pub fn domain(&mut self) -> Option<Domain> {
         let (define, name) = self.header("domain")?;
         let mut domain = Domain {
@@ -1431,6 +1451,7 @@ impl<'a> Parser<'a> {
             actions: Vec::new(),
             derived: Vec::new(),
             durative_actions: Vec::new(),
+            constraints: None,
             span: define,
         };
         let mut seen: Vec<(String, Span)> = Vec::new();
@@ -1506,8 +1527,9 @@ impl<'a> Parser<'a> {
                     true
                 }
                 _ => {
-                    p.unsupported_section(kw, "trajectory constraints (`:constraints`)");
-                    false
+                    // `:constraints`, the one section left.
+                    domain.constraints = p.constraints_section(open, kw);
+                    true
                 }
             }
         });
@@ -1526,6 +1548,8 @@ impl<'a> Parser<'a> {
             init: Vec::new(),
             goal: None,
             metric: None,
+            constraints: None,
+            goal_preferences: None,
             span: define,
         };
         let mut has_domain = false;
@@ -1573,10 +1597,23 @@ impl<'a> Parser<'a> {
                     true
                 }
                 ":goal" => {
-                    problem.goal = p.formula();
-                    p.close(
+                    let mut prefs = Vec::new();
+                    let part = p.goal_part(&mut prefs);
+                    let close = p.close(
                         "`(:goal ...)`: the goal is one condition; wrap several in `(and ...)`",
                     );
+                    let span = open.to(close);
+                    problem.goal = match part {
+                        GoalPart::Hard(f) => Some(f),
+                        // Only preferences: the hard goal is the empty conjunction.
+                        GoalPart::Soft => Some(Formula::And(Vec::new(), span)),
+                        GoalPart::Failed => None,
+                    };
+                    problem.goal_preferences = match prefs.len() {
+                        0 => None,
+                        1 => prefs.pop(),
+                        _ => Some(Constraint::And(prefs, span)),
+                    };
                     true
                 }
                 ":metric" => {
@@ -1584,8 +1621,9 @@ impl<'a> Parser<'a> {
                     true
                 }
                 _ => {
-                    p.unsupported_section(kw, "trajectory constraints (`:constraints`)");
-                    false
+                    // `:constraints`, the one section left.
+                    problem.constraints = p.constraints_section(open, kw);
+                    true
                 }
             }
         });
@@ -1701,6 +1739,273 @@ impl<'a> Parser<'a> {
         })
     }
 
+    // ----- trajectory constraints and preferences (PDDL3) ---------------------------------
+
+    /// The body of a `(:constraints ...)` section, up to and including its `)`. Several
+    /// constraints without an enclosing `and` (as LEXICON writes them) are read as their
+    /// conjunction, with a warning: VAL drops such a section or fails to read the file.
+    fn constraints_section(&mut self, open: Span, kw: Token) -> Option<Constraint> {
+        let mut parts = Vec::new();
+        while matches!(self.peek().kind, Tok::Open | Tok::Atom) {
+            if let Some(c) = self.constraint(false) {
+                parts.push(c);
+            }
+        }
+        let close = self.close("`(:constraints ...)`");
+        let span = open.to(close);
+        if parts.len() > 1 {
+            let n = parts.len();
+            self.error(
+                Code::ConstraintsWithoutAnd,
+                kw.span,
+                format!(
+                    "`(:constraints ...)` holds {n} constraints without an enclosing `(and ...)`; \
+                     they are read as their conjunction"
+                ),
+            )
+            .severity = crate::diagnostic::Severity::Warning;
+            if let Some(d) = self.diagnostics.last_mut() {
+                d.help = Some(
+                    "wrap them in `(and ...)`: PDDL3 allows one constraint here, and VAL silently \
+                     drops such a section (or fails to read the file), so other tools may not \
+                     check these constraints"
+                        .into(),
+                );
+            }
+            return Some(Constraint::And(parts, span));
+        }
+        parts.pop()
+    }
+
+    /// A trajectory constraint (PDDL3's `<pref-con-GD>`). `in_preference`: inside a
+    /// `(preference ...)`, where another one may not start.
+    fn constraint(&mut self, in_preference: bool) -> Option<Constraint> {
+        let t = self.peek();
+        if t.kind != Tok::Open {
+            self.unexpected(t, "a trajectory constraint such as `(always ...)`");
+            if t.kind == Tok::Atom {
+                self.bump();
+            }
+            return None;
+        }
+        let open = self.open("a trajectory constraint")?;
+        let head = self.peek();
+        if head.kind != Tok::Atom {
+            self.unexpected(
+                head,
+                "a trajectory operator (`always`, `sometime`, `at end`, ...)",
+            );
+            self.skip_rest_of_list();
+            return None;
+        }
+        self.bump();
+        let word = self.text(head.span);
+        let lower = keyword(word, CONSTRAINT_KEYWORDS);
+        let modal = match lower {
+            "and" => {
+                let mut parts = Vec::new();
+                while matches!(self.peek().kind, Tok::Open | Tok::Atom) {
+                    if let Some(c) = self.constraint(in_preference) {
+                        parts.push(c);
+                    }
+                }
+                let close = self.close("`(and ...)`");
+                return Some(Constraint::And(parts, open.to(close)));
+            }
+            "forall" => {
+                let vars = self.var_list("the quantified variables");
+                let body = self.constraint(in_preference);
+                let close = self.close("`(forall ...)`: `forall` takes one constraint");
+                return Some(Constraint::Forall(vars?, Box::new(body?), open.to(close)));
+            }
+            "preference" => {
+                if in_preference {
+                    self.error(
+                        Code::UnexpectedToken,
+                        head.span,
+                        "a preference cannot be nested inside another preference",
+                    )
+                    .help = Some("remove the inner `(preference NAME ...)`".into());
+                    self.skip_rest_of_list();
+                    return None;
+                }
+                let name = self.preference_name();
+                let body = self.constraint(true);
+                let close =
+                    self.close("`(preference NAME ...)`: a preference holds one constraint");
+                return Some(Constraint::Preference(
+                    name,
+                    Box::new(body?),
+                    open.to(close),
+                ));
+            }
+            "at" => {
+                if !self.eat_word("end") {
+                    let t = self.peek();
+                    self.unexpected(t, "`end`, as in `(at end CONDITION)`");
+                    self.skip_rest_of_list();
+                    return None;
+                }
+                self.formula().map(Modal::AtEnd)
+            }
+            "always" => self.formula().map(Modal::Always),
+            "sometime" => self.formula().map(Modal::Sometime),
+            "at-most-once" => self.formula().map(Modal::AtMostOnce),
+            "within" => {
+                let t = self.time_value("the deadline of `within`");
+                let f = self.formula();
+                Some(Modal::Within(t?, f?))
+            }
+            "hold-after" => {
+                let t = self.time_value("the time of `hold-after`");
+                let f = self.formula();
+                Some(Modal::HoldAfter(t?, f?))
+            }
+            "sometime-after" | "sometime-before" => {
+                let a = self.formula();
+                let b = self.formula();
+                let (a, b) = (a?, b?);
+                Some(if lower == "sometime-after" {
+                    Modal::SometimeAfter(a, b)
+                } else {
+                    Modal::SometimeBefore(a, b)
+                })
+            }
+            "always-within" => {
+                let t = self.time_value("the deadline of `always-within`");
+                let a = self.formula();
+                let b = self.formula();
+                Some(Modal::AlwaysWithin(t?, a?, b?))
+            }
+            "hold-during" => {
+                let from = self.time_value("the start of `hold-during`");
+                let to = self.time_value("the end of `hold-during`");
+                let f = self.formula();
+                Some(Modal::HoldDuring(from?, to?, f?))
+            }
+            _ => {
+                let found = truncate(word, 40);
+                self.error(
+                    Code::UnexpectedToken,
+                    head.span,
+                    format!("expected a trajectory operator, found `{found}`"),
+                )
+                .help = Some(
+                    "a constraint is `(always C)`, `(sometime C)`, `(at end C)`, `(within T C)`, \
+                     `(at-most-once C)`, `(sometime-after C D)`, `(sometime-before C D)`, \
+                     `(always-within T C D)`, `(hold-during T1 T2 C)` or `(hold-after T C)`, \
+                     combined with `and`, `forall` and `preference`"
+                        .into(),
+                );
+                self.skip_rest_of_list();
+                return None;
+            }
+        };
+        let close = self.close(format_args!(
+            "`({word} ...)`: the operator takes {}",
+            match lower {
+                "within" | "hold-after" => "a time and one condition",
+                "sometime-after" | "sometime-before" => "two conditions",
+                "always-within" => "a time and two conditions",
+                "hold-during" => "two times and one condition",
+                _ => "one condition",
+            }
+        ));
+        Some(Constraint::Modal(Box::new(modal?), open.to(close)))
+    }
+
+    /// The optional name after `preference`.
+    fn preference_name(&mut self) -> Option<Name> {
+        let t = self.peek();
+        (t.kind == Tok::Atom).then(|| {
+            self.bump();
+            self.name_from(t, "a preference name")
+        })
+    }
+
+    /// A time in a constraint (`within 10 ...`): a number.
+    fn time_value(&mut self, what: &str) -> Option<f64> {
+        let t = self.peek();
+        if t.kind == Tok::Atom && looks_numeric(self.text(t.span)) {
+            self.bump();
+            return self.number(t);
+        }
+        self.unexpected(t, &format!("a number: {what}"));
+        None
+    }
+
+    /// One part of a `:goal`: a hard condition, or preferences (at the top, under `and`
+    /// and `forall`), which go to `prefs` as `(preference NAME (at end φ))` under the
+    /// `forall`s that enclose them.
+    fn goal_part(&mut self, prefs: &mut Vec<Constraint>) -> GoalPart {
+        let (open, head) = match self.formula_head() {
+            None => return GoalPart::Failed,
+            Some(Head::Done(f)) => return GoalPart::Hard(f),
+            Some(Head::Word(open, head)) => (open, head),
+        };
+        let word = self.text(head.span);
+        match keyword(word, &["and", "forall", "preference"]) {
+            "and" => {
+                let mut parts = Vec::new();
+                let mut soft = false;
+                while matches!(self.peek().kind, Tok::Open | Tok::Atom) {
+                    match self.goal_part(prefs) {
+                        GoalPart::Hard(f) => parts.push(f),
+                        GoalPart::Soft => soft = true,
+                        GoalPart::Failed => {}
+                    }
+                }
+                let close = self.close(format_args!("`({word} ...)`"));
+                if soft && parts.is_empty() {
+                    GoalPart::Soft
+                } else {
+                    GoalPart::Hard(Formula::And(parts, open.to(close)))
+                }
+            }
+            "forall" => {
+                let vars = self.var_list("the quantified variables");
+                let mut inner = Vec::new();
+                let body = self.goal_part(&mut inner);
+                let close = self.close("`(forall ...)`");
+                let span = open.to(close);
+                let Some(vars) = vars else {
+                    return GoalPart::Failed;
+                };
+                if !inner.is_empty() {
+                    let soft = if inner.len() == 1 {
+                        inner.remove(0)
+                    } else {
+                        Constraint::And(inner, span)
+                    };
+                    prefs.push(Constraint::Forall(vars.clone(), Box::new(soft), span));
+                }
+                match body {
+                    GoalPart::Hard(f) => GoalPart::Hard(Formula::Forall(vars, Box::new(f), span)),
+                    other => other,
+                }
+            }
+            "preference" => {
+                let name = self.preference_name();
+                let body = self.formula();
+                let close =
+                    self.close("`(preference NAME ...)`: a goal preference holds one condition");
+                let span = open.to(close);
+                match body {
+                    Some(f) => {
+                        let at_end = Constraint::Modal(Box::new(Modal::AtEnd(f)), span);
+                        prefs.push(Constraint::Preference(name, Box::new(at_end), span));
+                        GoalPart::Soft
+                    }
+                    None => GoalPart::Failed,
+                }
+            }
+            _ => match self.formula_rest(open, head) {
+                Some(f) => GoalPart::Hard(f),
+                None => GoalPart::Failed,
+            },
+        }
+    }
+
     /// Anything after the closing `)` of the `define`.
     fn trailing(&mut self, kind: &str) {
         let t = self.peek();
@@ -1740,8 +2045,54 @@ pub(crate) fn is_name_char(c: char) -> bool {
 
 /// The keywords `formula` dispatches on, lowercase.
 const FORMULA_KEYWORDS: &[&str] = &[
-    "and", "or", "not", "imply", "exists", "forall", "=", "<", "<=", ">", ">=",
+    "and",
+    "or",
+    "not",
+    "imply",
+    "exists",
+    "forall",
+    "=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "preference",
 ];
+
+/// The keywords `constraint` dispatches on, lowercase.
+const CONSTRAINT_KEYWORDS: &[&str] = &[
+    "and",
+    "forall",
+    "preference",
+    "at",
+    "always",
+    "sometime",
+    "within",
+    "at-most-once",
+    "sometime-after",
+    "sometime-before",
+    "always-within",
+    "hold-during",
+    "hold-after",
+];
+
+/// The start of a condition, as [`Parser::formula_head`] reads it.
+enum Head {
+    /// A whole condition (`()`, the empty conjunction).
+    Done(Formula),
+    /// The `(` and the head word, consumed.
+    Word(Span, Token),
+}
+
+/// What one part of a `:goal` turned out to be, as [`Parser::goal_part`] reads it.
+enum GoalPart {
+    /// A hard condition.
+    Hard(Formula),
+    /// Only preferences (moved to the caller's list).
+    Soft,
+    /// Unreadable (reported and skipped).
+    Failed,
+}
 
 /// The keywords `effect` dispatches on, lowercase.
 const EFFECT_KEYWORDS: &[&str] = &[

@@ -60,9 +60,9 @@
 use std::fmt::Write as _;
 
 use crate::ast::{
-    Action, Atom, Derived, Domain, DurativeAction, Effect, Expr, FluentTerm, Formula, FunctionDecl,
-    FunctionType, InitEntry, Metric, Optimization, Plan, PlanStep, PredicateDecl, Problem,
-    RequirementDecl, Term, TimedEffect, TimedFormula, Type, Typed,
+    Action, Atom, Constraint, Derived, Domain, DurativeAction, Effect, Expr, FluentTerm, Formula,
+    FunctionDecl, FunctionType, InitEntry, Metric, Modal, Optimization, Plan, PlanStep,
+    PredicateDecl, Problem, RequirementDecl, Term, TimedEffect, TimedFormula, Type, Typed,
 };
 
 /// Lines longer than this are broken, where the construct allows it.
@@ -334,6 +334,86 @@ fn for_each_formula_child<'a>(f: &'a Formula, mut each: impl FnMut(&'a Formula))
     }
 }
 
+/// How a constraint is written: in `:constraints`, or as a goal preference, where
+/// `(preference p (at end φ))` is written `(preference p φ)` (the form the parser reads
+/// goal preferences into).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ConstraintForm {
+    Section,
+    Goal,
+}
+
+/// The head of a constraint (`(always`, `(forall (?x - t)`, `(preference p`) with its
+/// numbers, and the children printed after it: sub-constraints or conditions.
+fn constraint_head(out: &mut String, c: &Constraint, form: ConstraintForm) {
+    match c {
+        Constraint::And(..) => out.push_str("(and"),
+        Constraint::Forall(vars, _, _) => open(out, "forall", Some(vars)),
+        Constraint::Preference(name, _, _) => {
+            out.push_str("(preference");
+            if let Some(n) = name {
+                out.push(' ');
+                out.push_str(&n.text);
+            }
+        }
+        Constraint::Modal(m, _) => {
+            out.push('(');
+            if !(form == ConstraintForm::Goal && matches!(**m, Modal::AtEnd(_))) {
+                out.push_str(m.op().as_str());
+            }
+            let times: &[f64] = match &**m {
+                Modal::Within(t, _) | Modal::HoldAfter(t, _) | Modal::AlwaysWithin(t, _, _) => {
+                    std::slice::from_ref(t)
+                }
+                Modal::HoldDuring(a, b, _) => &[*a, *b],
+                _ => &[],
+            };
+            for t in times {
+                out.push(' ');
+                number(out, *t);
+            }
+        }
+    }
+}
+
+/// A goal-form preference body `(at end φ)` prints as φ alone.
+fn goal_body(c: &Constraint, form: ConstraintForm) -> Option<&Formula> {
+    match (form, c) {
+        (ConstraintForm::Goal, Constraint::Modal(m, _)) => match &**m {
+            Modal::AtEnd(f) => Some(f),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn constraint(out: &mut String, c: &Constraint, form: ConstraintForm) {
+    if let Some(f) = goal_body(c, form) {
+        formula(out, f);
+        return;
+    }
+    constraint_head(out, c, form);
+    match c {
+        Constraint::And(parts, _) => {
+            for p in parts {
+                out.push(' ');
+                constraint(out, p, form);
+            }
+        }
+        Constraint::Forall(_, body, _) | Constraint::Preference(_, body, _) => {
+            out.push(' ');
+            constraint(out, body, form);
+        }
+        Constraint::Modal(m, _) => {
+            for f in m.conditions() {
+                out.push(' ');
+                formula(out, f);
+            }
+        }
+    }
+    out.push(')');
+}
+
 fn effect(out: &mut String, e: &Effect) {
     match e {
         Effect::Add(a) => atom(out, a),
@@ -550,6 +630,70 @@ impl Writer {
             self.formula(child, indent + 2);
         });
         self.close_block(indent);
+    }
+
+    /// A constraint starting at the current position, broken one part per line when long.
+    fn constraint(&mut self, c: &Constraint, indent: usize, form: ConstraintForm) {
+        if let Some(f) = goal_body(c, form) {
+            self.formula(f, indent);
+            return;
+        }
+        if self.try_flat(|out| constraint(out, c, form)) {
+            return;
+        }
+        constraint_head(&mut self.out, c, form);
+        match c {
+            Constraint::And(parts, _) => {
+                for p in parts {
+                    self.newline(indent + 2);
+                    self.constraint(p, indent + 2, form);
+                }
+            }
+            Constraint::Forall(_, body, _) | Constraint::Preference(_, body, _) => {
+                self.newline(indent + 2);
+                self.constraint(body, indent + 2, form);
+            }
+            Constraint::Modal(m, _) => {
+                for f in m.conditions() {
+                    self.newline(indent + 2);
+                    self.formula(f, indent + 2);
+                }
+            }
+        }
+        self.close_block(indent);
+    }
+
+    fn constraints_section(&mut self, c: &Constraint) {
+        self.newline(2);
+        self.push("(:constraints ");
+        self.constraint(c, 2, ConstraintForm::Section);
+        self.out.push(')');
+    }
+
+    /// The goal with its preferences put back: `(and hard... (preference p φ)...)`.
+    fn goal(&mut self, goal: &Formula, prefs: Option<&Constraint>) {
+        let Some(prefs) = prefs else {
+            self.formula(goal, 2);
+            return;
+        };
+        let hard: &[Formula] = match goal {
+            Formula::And(parts, _) => parts,
+            other => std::slice::from_ref(other),
+        };
+        let soft: &[Constraint] = match prefs {
+            Constraint::And(parts, _) => parts,
+            other => std::slice::from_ref(other),
+        };
+        self.push("(and");
+        for f in hard {
+            self.newline(4);
+            self.formula(f, 4);
+        }
+        for c in soft {
+            self.newline(4);
+            self.constraint(c, 4, ConstraintForm::Goal);
+        }
+        self.close_block(2);
     }
 
     fn effect(&mut self, e: &Effect, indent: usize) {
@@ -844,6 +988,10 @@ impl Writer {
         for a in &d.durative_actions {
             self.durative_action(a);
         }
+        if let Some(c) = &d.constraints {
+            self.newline(0);
+            self.constraints_section(c);
+        }
         self.newline(0);
         self.push(")\n");
     }
@@ -900,8 +1048,11 @@ impl Writer {
         if let Some(goal) = &p.goal {
             self.newline(2);
             self.push("(:goal ");
-            self.formula(goal, 2);
+            self.goal(goal, p.goal_preferences.as_ref());
             self.out.push(')');
+        }
+        if let Some(c) = &p.constraints {
+            self.constraints_section(c);
         }
         if let Some(m) = &p.metric {
             self.metric(m);

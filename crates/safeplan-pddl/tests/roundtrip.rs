@@ -21,10 +21,10 @@ use proptest::sample::select;
 
 use safeplan_pddl::Parsed;
 use safeplan_pddl::ast::{
-    Action, ArithOp, AssignOp, Atom, CmpOp, Derived, Domain, DurativeAction, Effect, EraseSpans,
-    Expr, FluentTerm, Formula, FunctionDecl, FunctionType, InitEntry, Metric, Name, Optimization,
-    Plan, PlanStep, PredicateDecl, Problem, RequirementDecl, Term, TimeSpec, TimedEffect,
-    TimedFormula, Type, Typed,
+    Action, ArithOp, AssignOp, Atom, CmpOp, Constraint, Derived, Domain, DurativeAction, Effect,
+    EraseSpans, Expr, FluentTerm, Formula, FunctionDecl, FunctionType, InitEntry, Metric, Modal,
+    Name, Optimization, Plan, PlanStep, PredicateDecl, Problem, RequirementDecl, Term, TimeSpec,
+    TimedEffect, TimedFormula, Type, Typed,
 };
 use safeplan_pddl::requirements::Requirement;
 use safeplan_pddl::write::{write_effect, write_formula};
@@ -61,6 +61,7 @@ const RESERVED: &[&str] = &[
     "integer",
     "minimize",
     "maximize",
+    "preference",
 ];
 
 fn sp() -> Span {
@@ -364,6 +365,66 @@ fn durative_action() -> impl Strategy<Value = DurativeAction> {
         )
 }
 
+/// One of PDDL3's ten operators over generated conditions.
+fn modal() -> impl Strategy<Value = Modal> {
+    let f = formula;
+    let t = non_negative;
+    prop_oneof![
+        f().prop_map(Modal::AtEnd),
+        f().prop_map(Modal::Always),
+        f().prop_map(Modal::Sometime),
+        (t(), f()).prop_map(|(t, a)| Modal::Within(t, a)),
+        f().prop_map(Modal::AtMostOnce),
+        (f(), f()).prop_map(|(a, b)| Modal::SometimeAfter(a, b)),
+        (f(), f()).prop_map(|(a, b)| Modal::SometimeBefore(a, b)),
+        (t(), f(), f()).prop_map(|(t, a, b)| Modal::AlwaysWithin(t, a, b)),
+        (t(), t(), f()).prop_map(|(a, b, c)| Modal::HoldDuring(a, b, c)),
+        (t(), f()).prop_map(|(t, a)| Modal::HoldAfter(t, a)),
+    ]
+}
+
+/// A constraint without preferences: operators under `and` and `forall`.
+fn hard_constraint() -> impl Strategy<Value = Constraint> {
+    let leaf = modal().prop_map(|m| Constraint::Modal(Box::new(m), sp()));
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..3).prop_map(|cs| Constraint::And(cs, sp())),
+            (typed_list(), inner).prop_map(|(vars, c)| Constraint::Forall(vars, Box::new(c), sp())),
+        ]
+    })
+}
+
+/// A `:constraints` section: hard constraints and preferences over them, under `and` and
+/// `forall` (a preference never inside another).
+fn constraint() -> impl Strategy<Value = Constraint> {
+    let pref = (option::of(name()), hard_constraint())
+        .prop_map(|(n, c)| Constraint::Preference(n, Box::new(c), sp()));
+    let leaf = prop_oneof![hard_constraint(), pref];
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..3).prop_map(|cs| Constraint::And(cs, sp())),
+            (typed_list(), inner).prop_map(|(vars, c)| Constraint::Forall(vars, Box::new(c), sp())),
+        ]
+    })
+}
+
+/// Goal preferences as the parser reads them: `(preference NAME (at end φ))`, each under
+/// the `forall`s written around it, several under one `and`.
+fn goal_preferences() -> impl Strategy<Value = Constraint> {
+    let pref = (option::of(name()), formula()).prop_map(|(n, f)| {
+        let at_end = Constraint::Modal(Box::new(Modal::AtEnd(f)), sp());
+        Constraint::Preference(n, Box::new(at_end), sp())
+    });
+    let one = prop_oneof![
+        pref.clone(),
+        (typed_list(), pref).prop_map(|(vars, p)| Constraint::Forall(vars, Box::new(p), sp())),
+    ];
+    prop_oneof![
+        one.clone(),
+        vec(one, 2..4).prop_map(|ps| Constraint::And(ps, sp())),
+    ]
+}
+
 fn domain() -> impl Strategy<Value = Domain> {
     (
         name(),
@@ -375,6 +436,7 @@ fn domain() -> impl Strategy<Value = Domain> {
         vec(action(), 0..3),
         vec(derived(), 0..2),
         vec(durative_action(), 0..2),
+        option::of(constraint()),
     )
         .prop_map(
             |(
@@ -387,6 +449,7 @@ fn domain() -> impl Strategy<Value = Domain> {
                 actions,
                 derived,
                 durative_actions,
+                constraints,
             )| Domain {
                 name,
                 requirements,
@@ -397,6 +460,7 @@ fn domain() -> impl Strategy<Value = Domain> {
                 actions,
                 derived,
                 durative_actions,
+                constraints,
                 span: sp(),
             },
         )
@@ -431,17 +495,29 @@ fn problem() -> impl Strategy<Value = Problem> {
         vec(init_entry(), 0..8),
         formula(),
         option::of(metric()),
+        option::of(constraint()),
+        option::of((vec(formula(), 0..3), goal_preferences())),
     )
         .prop_map(
-            |(name, domain, requirements, objects, init, goal, metric)| Problem {
-                name,
-                domain,
-                requirements,
-                objects,
-                init,
-                goal: Some(goal),
-                metric,
-                span: sp(),
+            |(name, domain, requirements, objects, init, goal, metric, constraints, soft)| {
+                // With preferences the goal is written `(and hard... soft...)`, which reads
+                // back as a conjunction: generate it as one.
+                let (goal, goal_preferences) = match soft {
+                    Some((hard, prefs)) => (Formula::And(hard, sp()), Some(prefs)),
+                    None => (goal, None),
+                };
+                Problem {
+                    name,
+                    domain,
+                    requirements,
+                    objects,
+                    init,
+                    goal: Some(goal),
+                    metric,
+                    constraints,
+                    goal_preferences,
+                    span: sp(),
+                }
             },
         )
 }
@@ -517,6 +593,7 @@ fn domain_with_action(precondition: Option<Formula>, effect: Option<Effect>) -> 
         }],
         derived: Vec::new(),
         durative_actions: Vec::new(),
+        constraints: None,
         span: sp(),
     }
 }
@@ -579,7 +656,10 @@ fn pddl_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn is_domain_file(path: &Path) -> bool {
     let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-    file == "domain.pddl" || file == "safe_domain.pddl" || file.starts_with("probe-domain")
+    file == "domain.pddl"
+        || file == "safe_domain.pddl"
+        || file.starts_with("probe-domain")
+        || file.starts_with("domain-")
 }
 
 /// Read `src`, write it, and check the text reads back to the same AST with no diagnostics.
@@ -607,7 +687,7 @@ fn corpus_domains_and_problems_round_trip() {
         return;
     };
     let mut files = Vec::new();
-    for sub in ["ipc", "despite-demo"] {
+    for sub in ["ipc", "despite-demo", "pddl3"] {
         pddl_files(&data.join(sub), &mut files);
     }
     files.sort();
