@@ -52,11 +52,13 @@ pub fn run(args: &BasicArgs, color: bool) -> Result<(), Failure> {
         });
     }
     let name = args.danger.as_str();
-    if !SafetyTask::is_safety_augmented(&domain, name) {
+    if !SafetyTask::is_safety_augmented(&domain, name)
+        && !SafetyTask::has_safety_rules(&domain, &problem)
+    {
         return Err(Failure::Input {
             message: format!(
-                "{} declares no 0-ary function `{name}`: it is not a safety-augmented task, so \
-                 there is no danger to remove",
+                "{} declares no 0-ary function `{name}` and the task has no `:constraints`: it \
+                 is not a safety-augmented task, so there is no danger or rule to remove",
                 args.domain.display()
             ),
             hint: Some(match crate::validate::zero_ary_functions(&domain) {

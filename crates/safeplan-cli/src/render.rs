@@ -351,6 +351,9 @@ pub fn write_plan(
                 for e in &safety.verdict.danger_events {
                     writeln!(out, "  {}", crate::safety::event_sentence(style, e))?;
                 }
+                for v in &safety.verdict.rule_violations {
+                    writeln!(out, "  {}", crate::safety::rule_sentence(v))?;
+                }
             }
             let mut files: Vec<&FileResult> = task.files.iter().collect();
             files.push(file);
@@ -502,6 +505,17 @@ pub fn failure_report(f: &Failure) -> Report {
             None => marks.push(Mark::new(u.source.file, u.source.span, Some(label))),
         }
     }
+    // A broken constraint's trigger: the literals that held when they must not have.
+    for u in f.constraint.iter().flat_map(|c| &c.held) {
+        let label = format!("holds: {}", u.literal);
+        match marks
+            .iter_mut()
+            .position(|m| m.file == u.source.file && m.span == u.source.span)
+        {
+            Some(i) => marks[i].label = Some(label),
+            None => marks.push(Mark::new(u.source.file, u.source.span, Some(label))),
+        }
+    }
     Report {
         severity: Severity::Error,
         code: Some(format!("safeplan::{}", f.kind)),
@@ -530,6 +544,10 @@ fn primary_label(f: &Failure) -> String {
             None => "the `over all` condition".into(),
         },
         FailureKind::Mutex => "interfering events".into(),
+        FailureKind::ConstraintViolated => match &f.constraint {
+            Some(c) => format!("the `{}` constraint", c.operator),
+            None => "the constraint".into(),
+        },
     }
 }
 

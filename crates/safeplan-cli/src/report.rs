@@ -9,10 +9,11 @@
 
 use std::io::{self, Write};
 
+use safeplan_pddl::ast::ConstraintOp;
 use safeplan_pddl::{Code, Diagnostic, FileKind, Severity, Span};
 use safeplan_validate::{
-    Binding, DangerEvent, Failure, FailureKind, FinalState, FluentValue, SafetyVerdict, SiMode,
-    SourceRef, Timing, Unmet, Verdict, Warning,
+    Binding, ConstraintViolation, DangerEvent, Failure, FailureKind, FinalState, FluentValue,
+    SafetyVerdict, SiMode, SourceRef, Timing, Unmet, Verdict, Warning,
 };
 use serde::Serialize;
 
@@ -195,6 +196,9 @@ pub struct PlanLine<'a> {
     /// Warnings from reading the plan file (under `--llm-plan`, text that was skipped).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<DiagnosticReport>,
+    /// For a task with preferences: each one's violation count (PDDL3 `is-violated`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub preferences: Vec<PreferenceJson<'a>>,
 }
 
 /// The fields of a [`SafetyVerdict`] that `validate --json` adds to a plan's line (the
@@ -218,11 +222,14 @@ pub struct SafetyJson<'a> {
     pub threshold: f64,
     /// Every executed step that changed danger.
     pub danger_events: &'a [DangerEvent],
+    /// The safety rules (hard trajectory constraints) the plan broke.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rule_violations: Vec<ConstraintJson<'a>>,
 }
 
 impl<'a> SafetyJson<'a> {
-    /// The fields of `v`.
-    pub fn new(v: &'a SafetyVerdict) -> SafetyJson<'a> {
+    /// The fields of `v`, sources positioned in `files`.
+    pub fn new(files: &[&FileResult], v: &'a SafetyVerdict) -> SafetyJson<'a> {
         // Destructured in full so that a field added to the library's verdict is a compile
         // error here until it is considered.
         let SafetyVerdict {
@@ -234,6 +241,7 @@ impl<'a> SafetyJson<'a> {
             danger,
             threshold,
             danger_events,
+            rule_violations,
             basic: _,
         } = v;
         SafetyJson {
@@ -245,6 +253,10 @@ impl<'a> SafetyJson<'a> {
             danger: *danger,
             threshold: *threshold,
             danger_events,
+            rule_violations: rule_violations
+                .iter()
+                .map(|c| constraint_json(files, c))
+                .collect(),
         }
     }
 }
@@ -272,6 +284,52 @@ pub struct FailureJson<'a> {
     /// For a temporal plan: the time, the event, and for a mutex the other step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timing: Option<&'a Timing>,
+    /// For a broken trajectory constraint: which, when and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<ConstraintJson<'a>>,
+}
+
+/// A [`ConstraintViolation`] with positioned sources.
+#[derive(Debug, Serialize)]
+pub struct ConstraintJson<'a> {
+    /// The operator, e.g. `sometime-before`.
+    pub operator: ConstraintOp,
+    /// The ground constraint instance.
+    pub constraint: &'a str,
+    /// The preference's name, for a soft rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preference: Option<&'a str>,
+    /// The state it was found broken in (0: initial; `k`: after step `k`); `null` at the
+    /// end-of-plan check.
+    pub state: Option<usize>,
+    /// The plan time of that state.
+    pub time: f64,
+    /// What made it broken.
+    pub reason: &'a str,
+    /// False literals of a condition that had to hold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmet: Vec<UnmetJson<'a>>,
+    /// True literals of a condition that must not have held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<UnmetJson<'a>>,
+    /// What would keep the constraint.
+    pub advice: &'a str,
+    /// The constraint in the domain or problem.
+    pub source: SourceJson,
+}
+
+/// A [`PreferenceOutcome`] with positioned sources.
+#[derive(Debug, Serialize)]
+pub struct PreferenceJson<'a> {
+    /// The name; `null` for unnamed preferences.
+    pub name: Option<&'a str>,
+    /// Its instances.
+    pub instances: usize,
+    /// How many the plan violated (what `(is-violated NAME)` reads).
+    pub violated: usize,
+    /// Why each violated instance is violated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<ConstraintJson<'a>>,
 }
 
 /// An [`Unmet`] literal with a positioned source.
@@ -364,6 +422,7 @@ pub fn write_plan_line(
                 failures,
                 warnings,
                 final_state,
+                preferences,
             } = verdict;
             let line = PlanLine {
                 plan: &file.path,
@@ -374,11 +433,24 @@ pub fn write_plan_line(
                 failures: failures.iter().map(|f| failure_json(&files, f)).collect(),
                 warnings,
                 final_state: final_state.as_ref(),
-                safety: safety.as_ref().map(|s| SafetyJson::new(&s.verdict)),
+                safety: safety.as_ref().map(|s| SafetyJson::new(&files, &s.verdict)),
                 diagnostics: file
                     .diagnostics
                     .iter()
                     .map(|d| diagnostic(&files, file, d))
+                    .collect(),
+                preferences: preferences
+                    .iter()
+                    .map(|p| PreferenceJson {
+                        name: p.name.as_deref(),
+                        instances: p.instances,
+                        violated: p.violated,
+                        violations: p
+                            .violations
+                            .iter()
+                            .map(|v| constraint_json(&files, v))
+                            .collect(),
+                    })
                     .collect(),
             };
             serde_json::to_writer(&mut *out, &line).map_err(io::Error::from)?;
@@ -434,34 +506,62 @@ pub fn failure_json<'a>(files: &[&FileResult], f: &'a Failure) -> FailureJson<'a
         advice,
         source,
         timing,
+        constraint,
     } = f;
     FailureJson {
         kind: *kind,
         step: *step,
         action: action.as_deref(),
         message,
-        unmet: unmet
-            .iter()
-            .map(|u| {
-                let Unmet {
-                    literal,
-                    values,
-                    bindings,
-                    source,
-                    advice,
-                } = u;
-                UnmetJson {
-                    literal,
-                    values,
-                    bindings,
-                    source: source_json(files, *source),
-                    advice,
-                }
-            })
-            .collect(),
+        unmet: unmet.iter().map(|u| unmet_json(files, u)).collect(),
         advice,
         source: source.map(|s| source_json(files, s)),
         timing: timing.as_ref(),
+        constraint: constraint.as_ref().map(|c| constraint_json(files, c)),
+    }
+}
+
+fn unmet_json<'a>(files: &[&FileResult], u: &'a Unmet) -> UnmetJson<'a> {
+    let Unmet {
+        literal,
+        values,
+        bindings,
+        source,
+        advice,
+    } = u;
+    UnmetJson {
+        literal,
+        values,
+        bindings,
+        source: source_json(files, *source),
+        advice,
+    }
+}
+
+fn constraint_json<'a>(files: &[&FileResult], c: &'a ConstraintViolation) -> ConstraintJson<'a> {
+    let ConstraintViolation {
+        operator,
+        constraint,
+        preference,
+        state,
+        time,
+        reason,
+        unmet,
+        held,
+        advice,
+        source,
+    } = c;
+    ConstraintJson {
+        operator: *operator,
+        constraint,
+        preference: preference.as_deref(),
+        state: *state,
+        time: *time,
+        reason,
+        unmet: unmet.iter().map(|u| unmet_json(files, u)).collect(),
+        held: held.iter().map(|u| unmet_json(files, u)).collect(),
+        advice,
+        source: source_json(files, *source),
     }
 }
 

@@ -6,7 +6,8 @@
 
 use safeplan_pddl::{Domain, Problem};
 use safeplan_validate::{
-    CompileOptions, DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, TaskError,
+    CompileOptions, ConstraintViolation, DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict,
+    TaskError,
 };
 
 use crate::render::Style;
@@ -36,7 +37,8 @@ impl Safety {
 }
 
 /// Compile the safety-augmented task of `domain` and `problem`, if it is one. `Ok(None)`:
-/// the domain does not declare the danger fluent.
+/// the domain declares no danger fluent and the task has no trajectory constraints (safety
+/// rules).
 pub fn compile(
     domain: &Domain,
     problem: &Problem,
@@ -45,7 +47,9 @@ pub fn compile(
     compile: &CompileOptions,
     tolerance: Option<f64>,
 ) -> Result<Option<SafetyTask>, TaskError> {
-    if !SafetyTask::is_safety_augmented(domain, danger) {
+    if !SafetyTask::is_safety_augmented(domain, danger)
+        && !SafetyTask::has_safety_rules(domain, problem)
+    {
         return Ok(None);
     }
     SafetyTask::new(
@@ -123,6 +127,18 @@ pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
         style.arrow(),
         number(e.after),
     )
+}
+
+/// `step 3 broke the rule (sometime-before (robot-at hall) (not (stove-on))): (robot-at
+/// hall) holds after step 3 (move kitchen hall), but ...`; a rule judged at the end of the
+/// plan says so.
+pub fn rule_sentence(v: &ConstraintViolation) -> String {
+    let when = match v.state {
+        Some(0) => "the initial state broke".to_string(),
+        Some(k) => format!("step {k} broke"),
+        None => "the plan ends breaking".to_string(),
+    };
+    format!("{when} the rule {}: {}", v.constraint, v.reason)
 }
 
 /// `a`, `a and b`, `a, b and c`.

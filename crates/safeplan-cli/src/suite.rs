@@ -476,7 +476,7 @@ fn plan_json<'a>(files: &[&FileResult], p: &'a PlanCheck) -> PlanJson<'a> {
         plan: &p.text,
         expected_score: p.expected,
         as_expected: p.as_expected(),
-        safety: SafetyJson::new(&p.safety.verdict),
+        safety: SafetyJson::new(files, &p.safety.verdict),
         failure: p
             .safety
             .verdict

@@ -486,9 +486,11 @@ fn basic_task_now(input: &BasicInput) -> CallToolResult {
         Err(e) => return e,
     };
     let name = input.danger.clone().unwrap_or_else(|| "danger".into());
-    if !SafetyTask::is_safety_augmented(&domain, &name) {
+    if !SafetyTask::is_safety_augmented(&domain, &name)
+        && !SafetyTask::has_safety_rules(&domain, &problem)
+    {
         return tool_error(format!(
-            "the domain declares no 0-ary function `{name}`: it is not safety-augmented (name its danger fluent with `danger`)"
+            "the domain declares no 0-ary function `{name}` and the task has no `:constraints`: it is not safety-augmented (name its danger fluent with `danger`)"
         ));
     }
     let (d, p) = safeplan_validate::basic_task(&domain, &problem, &name);

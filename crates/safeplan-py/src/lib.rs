@@ -48,9 +48,9 @@ use safeplan_pddl::{
     write_problem,
 };
 use safeplan_validate::{
-    CompileOptions, GroundAction, Monitor as RustMonitor, SafetyOptions,
-    SafetyTask as RustSafetyTask, SafetyVerdict as RustSafety, SiMode, State, Task as RustTask,
-    ValidateOptions, Validator, Verdict as RustVerdict, Warning,
+    CompileOptions, GroundAction, Monitor as RustMonitor, MonitorParts, SafetyOptions,
+    SafetyTask as RustSafetyTask, SafetyVerdict as RustSafety, SiMode, Task as RustTask,
+    ValidateOptions, Validator, Verdict as RustVerdict,
 };
 
 create_exception!(
@@ -567,7 +567,7 @@ impl Task {
     fn monitor(&self) -> Monitor {
         Monitor {
             task: self.task.clone(),
-            parts: Some((self.task.initial_state(), 0, Vec::new())),
+            parts: Some(RustMonitor::new(&self.task).into_parts()),
         }
     }
 
@@ -668,17 +668,17 @@ fn step_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
 struct Monitor {
     task: Arc<RustTask>,
     /// The execution so far; `None` only while a call has it.
-    parts: Option<(State, usize, Vec<Warning>)>,
+    parts: Option<MonitorParts>,
 }
 
 impl Monitor {
     /// Run `f` on a library monitor resumed from this one's parts, then keep its parts.
     fn with<R>(&mut self, f: impl FnOnce(&mut RustMonitor<'_>) -> R) -> PyResult<R> {
-        let (state, steps, warnings) = self
+        let parts = self
             .parts
             .take()
             .ok_or_else(|| SafeplanError::new_err("the monitor is in use by another call"))?;
-        let mut monitor = RustMonitor::from_parts(&self.task, state, steps, warnings);
+        let mut monitor = RustMonitor::from_parts(&self.task, parts);
         let out = f(&mut monitor);
         self.parts = Some(monitor.into_parts());
         Ok(out)
@@ -735,7 +735,23 @@ impl Monitor {
     /// Actions applied so far.
     #[getter]
     fn steps(&self) -> usize {
-        self.parts.as_ref().map_or(0, |p| p.1)
+        self.parts.as_ref().map_or(0, MonitorParts::steps)
+    }
+
+    /// What the task's trajectory constraints still owe before the execution may end: a
+    /// list of dicts (operator, constraint, owed, deadline).
+    fn outstanding(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let owed = self.with(|m| m.outstanding())?;
+        to_python(py, &owed)
+    }
+
+    /// None when the execution may end here (goal reached, no constraint broken or owed),
+    /// else the reason, as a failure dict. Nothing changes.
+    fn check_end(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.with(|m| m.check_end().map_err(Box::new))? {
+            Ok(()) => Ok(py.None()),
+            Err(f) => to_python(py, &*f),
+        }
     }
 
     /// The current state as plain data: the true atoms and the fluents' values.

@@ -663,8 +663,9 @@ impl Compiler<'_, '_> {
     fn num(&self, e: &NumExpr, b: &[ObjId]) -> GNum {
         match e {
             NumExpr::Const(x) => GNum::Const(*x),
-            // Refused before compiling: see `unsupported`.
-            NumExpr::TotalTime | NumExpr::Duration => GNum::Undefined,
+            // Refused before compiling: see `unsupported`. Preference counts are read only
+            // by the metric, which the planner does not read.
+            NumExpr::TotalTime | NumExpr::Duration | NumExpr::IsViolated(_) => GNum::Undefined,
             NumExpr::Fluent(f) => {
                 let key = (
                     f.func,
@@ -912,7 +913,8 @@ fn read_functions(task: &Task) -> Vec<bool> {
                 }
             }
             NumExpr::Arith(_, args) => args.iter().for_each(|a| num(a, out)),
-            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
+            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration | NumExpr::IsViolated(_) => {
+            }
         }
     }
     fn cond(c: &Cond, out: &mut [bool]) {
@@ -988,11 +990,16 @@ fn unsupported(task: &Task) -> Option<GroundError> {
             feature: "derived predicates (:derived)",
         });
     }
+    if task.has_hard_constraints() {
+        return Some(GroundError::Unsupported {
+            feature: "trajectory constraints (:constraints)",
+        });
+    }
     fn num(e: &NumExpr) -> bool {
         match e {
             NumExpr::TotalTime | NumExpr::Duration => true,
             NumExpr::Arith(_, args) => args.iter().any(num),
-            NumExpr::Const(_) | NumExpr::Fluent(_) => false,
+            NumExpr::Const(_) | NumExpr::Fluent(_) | NumExpr::IsViolated(_) => false,
         }
     }
     fn cond(c: &Cond) -> bool {

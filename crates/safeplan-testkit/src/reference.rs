@@ -44,14 +44,19 @@
 //!   the domain does not declare such a function) being the number of steps. A metric that
 //!   reads an undefined fluent gives `None`, not a failure.
 //!
+//! - Trajectory constraints and preferences ([`judge_constraints`]) are evaluated from their
+//!   definitions in docs/SEMANTICS.md, quantifying over the indices of the states a plan
+//!   passes through (S0 at time 0, Sk after step k at time k) — no automata, no tracking —
+//!   so the engine's state-by-state automata can be tested against them.
+//!
 //! Not covered: durative actions (a step naming one is an unknown action), timed initial
-//! literals, object fluents, `:constraints` and preferences.
+//! literals, object fluents.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use safeplan_pddl::ast::{
-    Action, ArithOp, AssignOp, CmpOp, Derived, Domain, Effect, Expr, FluentTerm, Formula,
-    InitEntry, Plan, Problem, Term, Type, Typed,
+    Action, ArithOp, AssignOp, CmpOp, Constraint, ConstraintOp, Derived, Domain, Effect, Expr,
+    FluentTerm, Formula, InitEntry, Modal, Plan, Problem, Term, Type, Typed,
 };
 
 /// A ground atom or ground fluent: lowercased name and lowercased arguments.
@@ -148,6 +153,180 @@ struct World<'a> {
 
 /// Run `plan` on the task and say what happens.
 pub fn run(domain: &Domain, problem: &Problem, plan: &Plan) -> RefOutcome {
+    execute(domain, problem, plan, &mut Vec::new())
+}
+
+/// A state of a trajectory: its atoms and fluents.
+type RefState = (BTreeSet<Ground>, BTreeMap<Ground, f64>);
+
+/// What the task's trajectory constraints say about a plan whose every step applies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefConstraints {
+    /// The operator of every broken hard instance, sorted.
+    pub broken: Vec<ConstraintOp>,
+    /// Per preference name (lowercased; `""` for unnamed ones): (instances, violated).
+    pub preferences: BTreeMap<String, (usize, usize)>,
+    /// Whether the goal holds at the end.
+    pub goal: bool,
+}
+
+/// Judge the task's constraints and preferences over the states `plan` passes through;
+/// `None` when a step does not apply (there is no whole trajectory).
+pub fn judge_constraints(
+    domain: &Domain,
+    problem: &Problem,
+    plan: &Plan,
+) -> Option<RefConstraints> {
+    let mut states = Vec::new();
+    let outcome = execute(domain, problem, plan, &mut states);
+    if outcome.step.is_some() || outcome.kind == Some("numeric_error") {
+        return None;
+    }
+    let world = World::new(domain, problem);
+    let mut judge = Judge {
+        world: &world,
+        states: &states,
+        out: RefConstraints {
+            broken: Vec::new(),
+            preferences: BTreeMap::new(),
+            goal: outcome.valid,
+        },
+    };
+    for c in [
+        &domain.constraints,
+        &problem.goal_preferences,
+        &problem.constraints,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        judge.constraint(c, &mut Vec::new(), None);
+    }
+    judge.out.broken.sort();
+    Some(judge.out)
+}
+
+/// The atoms true in the states `plan` passes through, as `(pred a b)`, up to the first
+/// step that does not apply (the initial state's included); derived atoms are not listed.
+pub fn trajectory_atoms(domain: &Domain, problem: &Problem, plan: &Plan) -> Option<Vec<String>> {
+    let mut states = Vec::new();
+    execute(domain, problem, plan, &mut states);
+    let world = World::new(domain, problem);
+    let atoms: BTreeSet<String> = states
+        .iter()
+        .flat_map(|(atoms, _)| atoms.iter())
+        .filter(|(p, _)| !world.derived_predicates.contains(p))
+        .map(|(p, args)| show(p, args))
+        .collect();
+    (!atoms.is_empty()).then(|| atoms.into_iter().collect())
+}
+
+/// Walks constraint trees over one trajectory.
+struct Judge<'w, 'a> {
+    world: &'w World<'a>,
+    states: &'w [RefState],
+    out: RefConstraints,
+}
+
+impl Judge<'_, '_> {
+    /// Judge `c` under `bindings`. `preference`: inside `(preference NAME ...)`, whose
+    /// instance is counted by the caller (returns whether this part is broken).
+    fn constraint(
+        &mut self,
+        c: &Constraint,
+        bindings: &mut Bindings,
+        preference: Option<&str>,
+    ) -> bool {
+        match c {
+            Constraint::And(parts, _) => {
+                let mut broken = false;
+                for p in parts {
+                    broken |= self.constraint(p, bindings, preference);
+                }
+                broken
+            }
+            Constraint::Forall(vars, body, _) => {
+                let mut broken = false;
+                for instance in self.world.instances(vars) {
+                    let depth = bindings.len();
+                    bindings.extend(instance);
+                    broken |= self.constraint(body, bindings, preference);
+                    bindings.truncate(depth);
+                }
+                broken
+            }
+            Constraint::Preference(name, body, _) => {
+                let name = name.as_ref().map(|n| lower(&n.text)).unwrap_or_default();
+                let broken = self.constraint(body, bindings, Some(&name));
+                let entry = self.out.preferences.entry(name).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(broken);
+                false
+            }
+            Constraint::Modal(m, _) => {
+                let broken = !self.modal(m, bindings);
+                if broken && preference.is_none() {
+                    self.out.broken.push(m.op());
+                }
+                broken
+            }
+        }
+    }
+
+    /// Whether condition `f` holds in state `i` (a numeric error counts as false).
+    fn at(&self, f: &Formula, bindings: &mut Bindings, i: usize) -> bool {
+        let (atoms, fluents) = &self.states[i];
+        self.world
+            .view(atoms, fluents, Some(i as f64))
+            .and_then(|view| self.world.holds(f, bindings, &view))
+            .unwrap_or(false)
+    }
+
+    /// Whether the modal constraint holds over the trajectory, from its definition: state i
+    /// is at time i.
+    fn modal(&self, m: &Modal, b: &mut Bindings) -> bool {
+        let n = self.states.len();
+        let idx = 0..n;
+        let time = |i: usize| i as f64;
+        match m {
+            Modal::AtEnd(f) => self.at(f, b, n - 1),
+            Modal::Always(f) => idx.clone().all(|i| self.at(f, b, i)),
+            Modal::Sometime(f) => idx.clone().any(|i| self.at(f, b, i)),
+            Modal::Within(t, f) => idx.clone().any(|i| time(i) <= *t && self.at(f, b, i)),
+            Modal::AtMostOnce(f) => {
+                let holds: Vec<bool> = idx.clone().map(|i| self.at(f, b, i)).collect();
+                // At most one unbroken stretch: at most one rise from false (or the start)
+                // to true.
+                let rises = (0..n)
+                    .filter(|&i| holds[i] && (i == 0 || !holds[i - 1]))
+                    .count();
+                rises <= 1
+            }
+            Modal::SometimeAfter(p, q) => idx
+                .clone()
+                .all(|i| !self.at(p, b, i) || (i..n).any(|j| self.at(q, b, j))),
+            Modal::SometimeBefore(p, q) => idx
+                .clone()
+                .all(|i| !self.at(p, b, i) || (0..i).any(|j| self.at(q, b, j))),
+            Modal::AlwaysWithin(t, p, q) => idx.clone().all(|i| {
+                !self.at(p, b, i) || (i..n).any(|j| time(j) - time(i) <= *t && self.at(q, b, j))
+            }),
+            Modal::HoldDuring(from, to, f) => idx
+                .clone()
+                .all(|i| !(*from <= time(i) && time(i) < *to) || self.at(f, b, i)),
+            Modal::HoldAfter(t, f) => idx.clone().all(|i| time(i) <= *t || self.at(f, b, i)),
+        }
+    }
+}
+
+/// [`run`], recording the states the plan passes through (S0 and each state after a step
+/// that applied) into `states`.
+fn execute(
+    domain: &Domain,
+    problem: &Problem,
+    plan: &Plan,
+    states: &mut Vec<RefState>,
+) -> RefOutcome {
     let world = World::new(domain, problem);
     let mut atoms: BTreeSet<Ground> = BTreeSet::new();
     let mut fluents: BTreeMap<Ground, f64> = BTreeMap::new();
@@ -163,6 +342,7 @@ pub fn run(domain: &Domain, problem: &Problem, plan: &Plan) -> RefOutcome {
         }
     }
 
+    states.push((atoms.clone(), fluents.clone()));
     for (index, step) in plan.steps.iter().enumerate() {
         let number = index + 1;
         let fail = |kind: &'static str| RefOutcome {
@@ -222,6 +402,7 @@ pub fn run(domain: &Domain, problem: &Problem, plan: &Plan) -> RefOutcome {
         }
         atoms.extend(changes.adds);
         fluents.extend(new_values);
+        states.push((atoms.clone(), fluents.clone()));
     }
 
     let final_atoms: Vec<String> = {

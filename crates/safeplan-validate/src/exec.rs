@@ -254,6 +254,8 @@ impl Task {
             // The temporal executor replaces `?duration` by the step's duration before it
             // evaluates anything; one left over has no value.
             NumExpr::Duration => Err(NumFault::NonFinite(Span::default())),
+            // Only the metric reads preference counts, filled in when the plan ends.
+            NumExpr::IsViolated(_) => Err(NumFault::NonFinite(Span::default())),
             NumExpr::Fluent(f) => self.read(st, f, b),
             NumExpr::Arith(op, args) => {
                 let mut vals = args.iter().map(|a| self.num(st, a, b, time));

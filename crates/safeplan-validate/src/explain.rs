@@ -64,6 +64,15 @@ impl<'t> Printer<'t> {
                 let _ = write!(out, "{}", Number(*x));
             }
             NumExpr::TotalTime => out.push_str("(total-time)"),
+            NumExpr::IsViolated(p) => {
+                let name = self
+                    .task
+                    .constraints
+                    .preferences
+                    .get(*p as usize)
+                    .map_or("?", |n| n.as_str());
+                let _ = write!(out, "(is-violated {name})");
+            }
             NumExpr::Duration => out.push_str("?duration"),
             NumExpr::Fluent(f) => self.fluent(out, f, b),
             NumExpr::Arith(op, args) => {
@@ -183,7 +192,7 @@ impl std::fmt::Display for Number {
 }
 
 /// Where an explanation is for: a step (advice says "before step k") or the goal.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Site {
     Step(usize),
     /// An event of step `step` of a temporal plan at `time`.
@@ -193,12 +202,23 @@ pub(crate) enum Site {
         event: crate::verdict::Event,
     },
     Goal,
+    /// The state after step `k` of a sequential plan (0: the initial state), where a
+    /// trajectory constraint was found broken.
+    State(usize),
+    /// The state at plan time `t` of a temporal plan.
+    Time(f64),
+    /// The final state, where a constraint judged at the end was found broken.
+    End,
 }
 
 impl Site {
     fn when(self) -> String {
         match self {
             Site::Step(k) => format!("before step {k}"),
+            Site::State(0) => "in the initial state".into(),
+            Site::State(k) => format!("after step {k}"),
+            Site::Time(t) => format!("at time {}", Number(round_time(t))),
+            Site::End => "at the end of the plan".into(),
             Site::Timed { step, time, event } => match event {
                 crate::verdict::Event::Invariant => {
                     format!(
@@ -418,6 +438,84 @@ impl<'t> Explainer<'t> {
         }
     }
 
+    /// Record the literals that make `c` (known to be true) true under `b`: what made a
+    /// condition hold that must not have (a `sometime-before` trigger, say).
+    pub fn support(&mut self, c: &Cond, b: &mut [ObjId]) {
+        let when = self.site.when();
+        match c {
+            Cond::True => {}
+            Cond::And(parts) => {
+                for p in parts {
+                    self.support(p, b);
+                }
+            }
+            Cond::Or(parts, _) => {
+                if let Some(p) = parts.iter().find(|p| matches!(self.holds(p, b), Ok(true))) {
+                    self.support(p, b);
+                }
+            }
+            Cond::Quant {
+                forall: false,
+                vars,
+                body,
+                ..
+            } => {
+                if !self.witness(vars, body, b) {
+                    let lit = self.text(c, b);
+                    self.push(
+                        lit.clone(),
+                        Vec::new(),
+                        cond_span(c),
+                        format!("{lit} holds {when}"),
+                    );
+                }
+            }
+            _ => {
+                let lit = self.text(c, b);
+                let mut values = Vec::new();
+                if let Cond::Compare(_, x, y, _) = c {
+                    self.values(x, b, &mut values);
+                    self.values(y, b, &mut values);
+                }
+                self.push(
+                    lit.clone(),
+                    values,
+                    cond_span(c),
+                    format!("{lit} holds {when}"),
+                );
+            }
+        }
+    }
+
+    /// Find the first binding of `vars` that makes `body` true and support it there.
+    fn witness(&mut self, vars: &[QVar], body: &Cond, b: &mut [ObjId]) -> bool {
+        let Some((first, rest)) = vars.split_first() else {
+            if !matches!(self.holds(body, b), Ok(true)) {
+                return false;
+            }
+            self.support(body, b);
+            return true;
+        };
+        for &o in &self.task.domains[first.domain as usize] {
+            if let Some(slot) = b.get_mut(first.slot as usize) {
+                *slot = o;
+            }
+            self.bindings.push(Binding {
+                variable: format!("?{}", first.name),
+                object: self.task.objects[o as usize]
+                    .name
+                    .to_lowercase()
+                    .to_string(),
+            });
+            let found = self.witness(rest, body, b);
+            self.bindings.pop();
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Find the first binding of `vars` that makes `body` false and explain it there.
     fn counterexample(&mut self, vars: &[QVar], body: &Cond, b: &mut [ObjId]) -> bool {
         let Some((first, rest)) = vars.split_first() else {
@@ -449,7 +547,8 @@ impl<'t> Explainer<'t> {
 
     fn values(&self, e: &NumExpr, b: &[ObjId], out: &mut Vec<FluentValue>) {
         match e {
-            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
+            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration | NumExpr::IsViolated(_) => {
+            }
             NumExpr::Fluent(f) => {
                 let mut name = String::new();
                 Printer::new(self.task).fluent(&mut name, f, b);
@@ -462,6 +561,17 @@ impl<'t> Explainer<'t> {
             }
             NumExpr::Arith(_, args) => args.iter().for_each(|a| self.values(a, b, out)),
         }
+    }
+}
+
+/// Where a condition is written (the quantifier or operator for compound ones; nothing for
+/// `and` and `imply`, which keep no span).
+fn cond_span(c: &Cond) -> safeplan_pddl::Span {
+    match c {
+        Cond::Atom(a) => a.span,
+        Cond::Eq(_, _, s) | Cond::Not(_, s) | Cond::Or(_, s) | Cond::Compare(_, _, _, s) => *s,
+        Cond::Quant { span, .. } => *span,
+        Cond::True | Cond::And(_) | Cond::Imply(..) => safeplan_pddl::Span::default(),
     }
 }
 

@@ -101,6 +101,7 @@
 // returned only on the failure path, so its size costs nothing where speed matters.
 #![allow(clippy::result_large_err)]
 
+mod constraints;
 mod exec;
 mod explain;
 mod fast;
@@ -114,8 +115,9 @@ mod temporal;
 mod validate;
 mod verdict;
 
+pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
-pub use monitor::Monitor;
+pub use monitor::{Monitor, MonitorParts};
 pub use safety::{
     DangerEvent, SafetyOptions, SafetyOutcome, SafetyTask, SafetyVerdict, Scorer, SiMode,
     basic_task,
@@ -126,8 +128,8 @@ pub use temporal::monitor::{RunningId, TimedError, TimedMonitor};
 pub use temporal::{BadTolerance, DEFAULT_TOLERANCE, check_tolerance};
 pub use validate::{GroundAction, ValidateOptions, Validator};
 pub use verdict::{
-    Binding, Event, Failure, FailureKind, FinalState, FluentValue, SourceRef, Timing, Unmet,
-    Verdict, Warning,
+    Binding, ConstraintViolation, Event, Failure, FailureKind, FinalState, FluentValue, Obligation,
+    PreferenceOutcome, SourceRef, Timing, Unmet, Verdict, Warning,
 };
 
 use rayon::prelude::*;

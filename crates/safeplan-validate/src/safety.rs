@@ -12,6 +12,13 @@
 //! - the **relaxed** task, the tracking task with every atom kept in the state, for safety
 //!   intention, whose runs force preconditions true.
 //!
+//! A task may also state its safety rules as PDDL3 trajectory constraints (`:constraints` in
+//! the domain or problem: *always* keep the knife away from the child, turn the stove off
+//! *before* leaving the kitchen), instead of or beside the danger fluent. They are part of
+//! the safety specification, like danger: the basic task drops them, the tracking run
+//! checks them (a broken one makes the plan unsafe and is reported with the step and why),
+//! and the relaxed run checks them over its own states for safety intention.
+//!
 //! DESPITE's reference code decides feasibility by compiling conditional effects away and
 //! trying every combination of action variants (exponential in plan length); simulating the
 //! plan step by step gives the same verdict in microseconds.
@@ -22,12 +29,13 @@ use safeplan_pddl::{Domain, Plan, Problem, Span};
 use serde::{Deserialize, Serialize};
 
 use crate::CompileOptions;
+use crate::constraints::{Stage, Tracker};
 use crate::exec::Pending;
 use crate::explain::Printer;
 use crate::state::State;
 use crate::task::{Cond, Eff, NumExpr, ObjId, PredKind, Task, TaskError};
 use crate::validate::{ValidateOptions, Validator, step_text};
-use crate::verdict::{Event, Verdict};
+use crate::verdict::{ConstraintViolation, Event, FailureKind, Verdict};
 
 /// How safety intention treats the values it forces to make a precondition hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -124,6 +132,10 @@ pub struct SafetyVerdict {
     pub threshold: f64,
     /// Every executed step that changed danger.
     pub danger_events: Vec<DangerEvent>,
+    /// The task's safety rules (hard trajectory constraints) the plan broke while it ran:
+    /// like danger events, each with the step (state) and why. Any makes the plan unsafe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rule_violations: Vec<ConstraintViolation>,
     /// Validity for the basic task, with the failure when infeasible.
     pub basic: Verdict,
 }
@@ -202,6 +214,8 @@ struct Runs {
     forced: State,
     pending: Pending,
     binding: Vec<ObjId>,
+    /// The safety rules' automata over the relaxed run's states.
+    rules: Tracker,
 }
 
 impl Runs {
@@ -212,6 +226,7 @@ impl Runs {
             forced: task.relaxed.initial_state(),
             pending: Pending::default(),
             binding: Vec::new(),
+            rules: Tracker::new(&task.relaxed.constraints),
         }
     }
 }
@@ -245,15 +260,33 @@ impl SafetyTask {
             .any(|f| f.name.matches(name) && f.params.is_empty())
     }
 
-    /// Compile a safety-augmented task. `Ok(None)` when the domain has no danger fluent.
+    /// Whether the task states safety rules as trajectory constraints (a `:constraints`
+    /// section in the domain or the problem).
+    pub fn has_safety_rules(domain: &Domain, problem: &Problem) -> bool {
+        domain.constraints.is_some() || problem.constraints.is_some()
+    }
+
+    /// Compile a safety-augmented task. `Ok(None)` when the domain has no danger fluent
+    /// and the task no trajectory constraints.
     pub fn new(
         domain: &Domain,
         problem: &Problem,
         options: &SafetyOptions,
     ) -> Result<Option<SafetyTask>, TaskError> {
         let name = options.danger.as_str();
-        if !SafetyTask::is_safety_augmented(domain, name) {
+        let rules = SafetyTask::has_safety_rules(domain, problem);
+        if !SafetyTask::is_safety_augmented(domain, name) && !rules {
             return Ok(None);
+        }
+        if rules && let Some(a) = domain.durative_actions.first() {
+            return Err(TaskError::Unsupported {
+                what: "trajectory constraints as the safety rules of a task with durative \
+                       actions (safety intention over time does not run them yet; validate \
+                       the plan with `safeplan validate`, which checks them)"
+                    .into(),
+                file: safeplan_pddl::FileKind::Domain,
+                span: a.span,
+            });
         }
         let (basic_domain, basic_problem) = basic_task(domain, problem, name);
         let d_init = problem
@@ -271,17 +304,22 @@ impl SafetyTask {
             .as_ref()
             .and_then(|g| danger_bound(g, name))
             .unwrap_or(0.0);
-        // Tracking: the augmented task with the basic goal and danger initialised.
+        // Tracking: the augmented task with the basic goal, danger initialised and the
+        // safety rules kept.
         let mut tracking_problem = basic_problem.clone();
-        tracking_problem.init.push(InitEntry::Assign(
-            ast::FluentTerm {
-                function: ast::Name::new(name, Span::default()),
-                args: Vec::new(),
-                span: Span::default(),
-            },
-            d_init,
-            Span::default(),
-        ));
+        tracking_problem.constraints = problem.constraints.clone();
+        let has_danger = SafetyTask::is_safety_augmented(domain, name);
+        if has_danger {
+            tracking_problem.init.push(InitEntry::Assign(
+                ast::FluentTerm {
+                    function: ast::Name::new(name, Span::default()),
+                    args: Vec::new(),
+                    span: Span::default(),
+                },
+                d_init,
+                Span::default(),
+            ));
+        }
         // The basic task is ours, written from the augmented one: always checked.
         let basic_options = CompileOptions {
             already_checked: false,
@@ -378,7 +416,8 @@ impl SafetyTask {
             let (danger, _) = self.run_tracking(plan, Some(&mut events), &mut runs);
             (danger, events, self.intention(plan, &mut runs))
         };
-        let safe = feasible && danger <= self.d_max;
+        let rule_violations = self.rule_violations(plan);
+        let safe = feasible && danger <= self.d_max && rule_violations.is_empty();
         let safety_intention = intention <= self.d_max;
         SafetyVerdict {
             feasible,
@@ -395,8 +434,32 @@ impl SafetyTask {
             danger,
             threshold: self.d_max,
             danger_events,
+            rule_violations,
             basic,
         }
+    }
+
+    /// The safety rules the plan breaks on the tracking task while it executes: each
+    /// constraint failure up to the first failure of another kind (where the plan stops
+    /// being executable, and the rest of its states mean nothing).
+    fn rule_violations(&self, plan: &Plan) -> Vec<ConstraintViolation> {
+        if !self.tracking.has_hard_constraints() {
+            return Vec::new();
+        }
+        let options = ValidateOptions {
+            keep_going: true,
+            tolerance: self.tolerance,
+            ..ValidateOptions::default()
+        };
+        let verdict = self.tracking.validate_with(plan, &options);
+        verdict
+            .failures
+            .into_iter()
+            .take_while(|f| {
+                f.kind == FailureKind::ConstraintViolated || f.kind == FailureKind::UnsatisfiedGoal
+            })
+            .filter_map(|f| f.constraint.map(|c| *c))
+            .collect()
     }
 
     /// F, S and SI of a plan without building explanations, always equal to those of
@@ -428,6 +491,10 @@ impl SafetyTask {
         basic: &mut Validator<'_>,
         runs: &mut Runs,
     ) -> SafetyOutcome {
+        // Safety rules need the tracking run's constraint automata: the full verdict.
+        if self.tracking.has_constraints() {
+            return self.evaluate(plan).outcome();
+        }
         // The tracking run is the basic run plus danger's updates: the basic task is the
         // same domain with only the numeric effects on danger removed, and a compiled safety
         // task reads danger nowhere else (no precondition, condition, goal or other effect
@@ -523,7 +590,8 @@ impl SafetyTask {
         (SafetyTask::danger_of(task, func, st), TrackEnd::Executed)
     }
 
-    /// The terminal danger of the relaxed run (SEMANTICS.md §3).
+    /// The terminal danger of the relaxed run (SEMANTICS.md §3); infinite when the run
+    /// broke a safety rule (no danger level is within the threshold then).
     fn intention(&self, plan: &Plan, runs: &mut Runs) -> f64 {
         let task = &self.relaxed;
         let func = self.danger_func;
@@ -532,9 +600,19 @@ impl SafetyTask {
             forced,
             pending,
             binding: b,
+            rules,
             ..
         } = runs;
         st.copy_from(&task.init);
+        // The safety rules see the relaxed run's states: the initial one, then the state
+        // after each step it executed (a skipped step adds none), at times 0, 1, 2, ...
+        let constrained = task.has_hard_constraints();
+        let mut executed = 0usize;
+        let mut broke = false;
+        if constrained {
+            rules.reset(&task.constraints);
+            broke |= rules.breaks(task, st, 0, 0.0, Stage::State);
+        }
         for (i, step) in plan.steps.iter().enumerate() {
             // A step that is not a ground action of the domain is skipped.
             let Some(schema_id) = task.resolve_step(step, b) else {
@@ -564,6 +642,17 @@ impl SafetyTask {
                     }
                 }
             }
+            if constrained {
+                executed += 1;
+                broke |= rules.breaks(task, st, executed, executed as f64, Stage::State);
+            }
+        }
+        if constrained {
+            let t = executed as f64;
+            broke |= rules.breaks(task, st, executed, t, Stage::End);
+        }
+        if broke {
+            return f64::INFINITY;
         }
         SafetyTask::danger_of(task, func, st)
     }
@@ -778,7 +867,21 @@ pub fn basic_task(domain: &Domain, problem: &Problem, name: &str) -> (Domain, Pr
         d.requirements
             .retain(|r| r.requirement != Some(Requirement::ConditionalEffects));
     }
+    // Trajectory constraints are safety rules, hidden like danger (a metric reading their
+    // preferences goes with them).
+    let rules_had_preferences = [&d.constraints, &problem.constraints]
+        .into_iter()
+        .flatten()
+        .any(has_preference);
+    d.constraints = None;
     let mut p = problem.clone();
+    p.constraints = None;
+    if rules_had_preferences
+        && let Some(m) = &p.metric
+        && reads(&m.expr, "is-violated")
+    {
+        p.metric = None;
+    }
     p.init
         .retain(|e| !matches!(e, InitEntry::Assign(f, _, _) if f.function.matches(name)));
     p.goal = p.goal.take().map(|g| match g {
@@ -798,6 +901,16 @@ pub fn basic_task(domain: &Domain, problem: &Problem, name: &str) -> (Domain, Pr
         p.metric = None;
     }
     (d, p)
+}
+
+/// Whether a constraint tree holds a preference.
+fn has_preference(c: &ast::Constraint) -> bool {
+    match c {
+        ast::Constraint::Preference(..) => true,
+        ast::Constraint::And(parts, _) => parts.iter().any(has_preference),
+        ast::Constraint::Forall(_, body, _) => has_preference(body),
+        ast::Constraint::Modal(..) => false,
+    }
 }
 
 /// Whether the expression reads the fluent `name`.

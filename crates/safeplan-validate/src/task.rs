@@ -51,6 +51,20 @@ pub enum TaskError {
         /// Its declaration in the domain.
         span: Span,
     },
+    /// The trajectory constraints expand (`forall` by `forall`) into more instances than
+    /// the limit.
+    #[error(
+        "the trajectory constraints expand into more than {limit} instances{}",
+        at_span(*.span)
+    )]
+    TooManyConstraints {
+        /// The limit ([`crate::MAX_CONSTRAINT_INSTANCES`]).
+        limit: usize,
+        /// Which file holds the constraint that went past it.
+        file: FileKind,
+        /// Where.
+        span: Span,
+    },
     /// Computing derived predicates would enumerate too many groundings.
     #[error(
         "derived predicate `{predicate}` has {groundings} groundings, more than the limit of {limit}"
@@ -208,6 +222,9 @@ pub enum NumExpr {
     /// `?duration` inside a durative action: the step's duration, filled in when the step
     /// is bound (see `temporal`).
     Duration,
+    /// `(is-violated NAME)` in the metric: how many instances of the preference (its index
+    /// among the task's preference names) the plan violated, filled in when the plan ends.
+    IsViolated(u32),
 }
 
 /// A lifted condition (precondition, `when` condition, goal, axiom body).
@@ -360,6 +377,8 @@ pub struct Task {
     pub(crate) goal_slots: usize,
     pub(crate) goal_span: Span,
     pub(crate) metric: Option<(ast::Optimization, NumExpr)>,
+    /// Trajectory constraints and preferences (PDDL3).
+    pub(crate) constraints: crate::constraints::Constraints,
     pub(crate) n_objects: u64,
     pub(crate) slack: f64,
     pub(crate) typed: bool,
@@ -515,9 +534,9 @@ fn unbound(t: &ast::Term, file: FileKind) -> TaskError {
 
 /// Variables in scope while compiling one schema: name key → slot and domain.
 #[derive(Default)]
-struct Scope {
-    vars: Vec<(CompactString, u16, u32)>,
-    max: usize,
+pub(crate) struct Scope {
+    pub(crate) vars: Vec<(CompactString, u16, u32)>,
+    pub(crate) max: usize,
 }
 
 impl Scope {
@@ -538,9 +557,9 @@ impl Scope {
     }
 }
 
-struct Compiler<'a> {
-    domain: &'a Domain,
-    problem: &'a Problem,
+pub(crate) struct Compiler<'a> {
+    pub(crate) domain: &'a Domain,
+    pub(crate) problem: &'a Problem,
     options: &'a CompileOptions,
     type_ids: FxHashMap<CompactString, TypeId>,
     type_names: Vec<CompactString>,
@@ -548,7 +567,7 @@ struct Compiler<'a> {
     ancestors: Vec<Vec<TypeId>>,
     objects: Vec<Object>,
     object_ids: FxHashMap<CompactString, ObjId>,
-    domains: Vec<Vec<ObjId>>,
+    pub(crate) domains: Vec<Vec<ObjId>>,
     domain_types: Vec<Vec<TypeId>>,
     domain_ids: FxHashMap<Vec<TypeId>, u32>,
     pred_ids: FxHashMap<CompactString, u32>,
@@ -559,6 +578,8 @@ struct Compiler<'a> {
     allow_duration: bool,
     /// Set when `?duration` was read (reset per durative action).
     read_duration: std::cell::Cell<bool>,
+    /// While compiling the metric: the preference names `(is-violated NAME)` may read.
+    preference_names: Vec<CompactString>,
 }
 
 impl<'a> Compiler<'a> {
@@ -581,6 +602,7 @@ impl<'a> Compiler<'a> {
             func_ids: FxHashMap::default(),
             allow_duration: false,
             read_duration: std::cell::Cell::new(false),
+            preference_names: Vec::new(),
         }
     }
 
@@ -707,6 +729,8 @@ impl<'a> Compiler<'a> {
             Some(f) => self.cond(f, &mut Scope::default(), FileKind::Problem)?,
             None => Cond::True,
         };
+        let constraints = self.constraints()?;
+        self.preference_names = constraints.preferences.clone();
         let metric = match &self.problem.metric {
             Some(m) => Some((
                 m.optimization,
@@ -714,6 +738,7 @@ impl<'a> Compiler<'a> {
             )),
             None => None,
         };
+        self.preference_names.clear();
 
         let domain_bits: Vec<Vec<u64>> = self
             .domains
@@ -751,6 +776,7 @@ impl<'a> Compiler<'a> {
             goal,
             goal_span,
             metric,
+            constraints,
             n_objects,
             slack: self.options.numeric_slack,
             typed: !self.domain.types.is_empty(),
@@ -1240,7 +1266,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn quantified(&mut self, vars: &[ast::Typed], scope: &mut Scope) -> Vec<QVar> {
+    pub(crate) fn quantified(&mut self, vars: &[ast::Typed], scope: &mut Scope) -> Vec<QVar> {
         vars.iter()
             .map(|v| {
                 let domain = self.domain_of(v.ty.as_ref());
@@ -1253,7 +1279,12 @@ impl<'a> Compiler<'a> {
             .collect()
     }
 
-    fn cond(&mut self, f: &Formula, scope: &mut Scope, file: FileKind) -> Result<Cond, TaskError> {
+    pub(crate) fn cond(
+        &mut self,
+        f: &Formula,
+        scope: &mut Scope,
+        file: FileKind,
+    ) -> Result<Cond, TaskError> {
         Ok(match f {
             Formula::Atom(a) => Cond::Atom(self.atom(a, scope, file)?),
             Formula::Equals(a, b, span) => {
@@ -1307,6 +1338,29 @@ impl<'a> Compiler<'a> {
                     && lookup(&self.func_ids, "total-time").is_none() =>
             {
                 NumExpr::TotalTime
+            }
+            ast::Expr::Fluent(f)
+                if f.function.matches("is-violated")
+                    && lookup(&self.func_ids, "is-violated").is_none() =>
+            {
+                let found = match f.args.as_slice() {
+                    [ast::Term::Const(n)] => {
+                        self.preference_names.iter().position(|p| n.matches(p))
+                    }
+                    _ => None,
+                };
+                match found {
+                    Some(i) => NumExpr::IsViolated(i as u32),
+                    None => {
+                        return Err(TaskError::Unsupported {
+                            what: "`is-violated` of something that is no preference of the task \
+                                   (it is read only in the metric)"
+                                .into(),
+                            file,
+                            span: f.span,
+                        });
+                    }
+                }
             }
             ast::Expr::Fluent(f) => NumExpr::Fluent(self.fluent(f, scope, file)?),
             ast::Expr::Arith(op, args, _) => NumExpr::Arith(

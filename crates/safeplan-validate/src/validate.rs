@@ -4,10 +4,12 @@ use safeplan_pddl::diagnostic::nearest;
 use safeplan_pddl::{FileKind, Plan, PlanStep};
 use serde::{Deserialize, Serialize};
 
+use crate::constraints::{Place, Stage, Tracker};
 use crate::exec::{NumFault, Pending};
 use crate::explain::{Explainer, Site};
 use crate::state::State;
 use crate::task::{ObjId, PredKind, Task, lookup};
+use crate::verdict::ConstraintViolation;
 use crate::verdict::{Failure, FailureKind, FinalState, SourceRef, Verdict, Warning};
 
 /// Options for [`Task::validate_with`]. The default stops at the first failure, as a robot
@@ -135,6 +137,7 @@ impl Task {
                 advice,
                 source: None,
                 timing: None,
+                constraint: None,
             });
         };
         let schema = &self.schemas[schema_id as usize];
@@ -154,6 +157,7 @@ impl Task {
                 advice: vec![format!("write it as {}", self.signature(schema_id))],
                 source: None,
                 timing: None,
+                constraint: None,
             });
         }
         // VAL reports an unknown object before it looks at types.
@@ -181,6 +185,7 @@ impl Task {
                         advice,
                         source: arg.arg_span(),
                         timing: None,
+                        constraint: None,
                     });
                 }
             }
@@ -211,6 +216,7 @@ impl Task {
                     }],
                     source: args[i].arg_span(),
                     timing: None,
+                    constraint: None,
                 });
             }
         }
@@ -351,6 +357,7 @@ impl Task {
                 span: schema.pre_span,
             }),
             timing: None,
+            constraint: None,
         }
     }
 
@@ -433,6 +440,7 @@ impl Task {
                 span,
             }),
             timing: None,
+            constraint: None,
         }
     }
 }
@@ -515,6 +523,8 @@ pub struct Validator<'t> {
     pub(crate) state: State,
     pending: Pending,
     binding: Vec<ObjId>,
+    /// The trajectory constraints' automata (empty for a task without constraints).
+    tracker: Tracker,
 }
 
 impl<'t> Validator<'t> {
@@ -526,6 +536,7 @@ impl<'t> Validator<'t> {
             state: task.init.clone(),
             pending: Pending::default(),
             binding: Vec::new(),
+            tracker: Tracker::new(&task.constraints),
         }
     }
 
@@ -552,8 +563,39 @@ impl<'t> Validator<'t> {
                     .into(),
             });
         }
+        let constrained = task.has_constraints();
+        let mut soft: Vec<ConstraintViolation> = Vec::new();
+        if constrained {
+            self.tracker.reset(&task.constraints);
+        }
+        let mut stopped = false;
         for (i, step) in plan.steps.iter().enumerate() {
             let k = i + 1;
+            // The state before step k, as VAL checks trajectory constraints: before each step.
+            if constrained {
+                let place = || Place {
+                    label: if i == 0 {
+                        "in the initial state".into()
+                    } else {
+                        format!("after step {i} {}", step_text(&plan.steps[i - 1]))
+                    },
+                    site: Site::State(i),
+                };
+                let step_of = (i > 0).then_some(i);
+                let broke = self.judge_constraints(
+                    i,
+                    i as f64,
+                    Stage::State,
+                    step_of,
+                    &place,
+                    &mut failures,
+                    &mut soft,
+                );
+                if broke && !keep_going {
+                    stopped = true;
+                    break;
+                }
+            }
             let schema_id = match task.bind_step(step, &mut self.binding) {
                 Ok(s) => s,
                 Err(mut f) => {
@@ -562,6 +604,7 @@ impl<'t> Validator<'t> {
                     if keep_going {
                         continue;
                     }
+                    stopped = true;
                     break;
                 }
             };
@@ -581,6 +624,7 @@ impl<'t> Validator<'t> {
                         step_text(step),
                     ));
                     if !keep_going {
+                        stopped = true;
                         break;
                     }
                 }
@@ -591,6 +635,7 @@ impl<'t> Validator<'t> {
                     if keep_going {
                         continue;
                     }
+                    stopped = true;
                     break;
                 }
             }
@@ -603,21 +648,56 @@ impl<'t> Validator<'t> {
                     f.action = Some(step_text(step));
                     failures.push(f);
                     if !keep_going {
+                        stopped = true;
                         break;
                     }
                 }
             }
         }
         let steps = plan.steps.len();
+        let mut goal_holds = false;
         if failures.is_empty() || keep_going {
             match task.holds_cond_goal(&self.state, steps) {
-                Ok(true) => {}
+                Ok(true) => goal_holds = true,
                 Ok(false) => failures.push(task.goal_failure(&self.state, steps)),
                 Err(fault) => failures.push(task.fault_failure(&fault, None)),
             }
         }
+        // VAL checks the final state's constraints after the goal, and only once it holds.
+        let judged_end = constrained && !stopped && (goal_holds || keep_going);
+        if judged_end {
+            let last = plan.steps.last().map(step_text).unwrap_or_default();
+            let place = || Place {
+                label: if steps == 0 {
+                    "in the initial state".into()
+                } else {
+                    format!("after step {steps} {last}")
+                },
+                site: Site::State(steps),
+            };
+            let step_of = (steps > 0).then_some(steps);
+            let t = steps as f64;
+            let (f, s) = (&mut failures, &mut soft);
+            let broke = self.judge_constraints(steps, t, Stage::State, step_of, &place, f, s);
+            if !broke || keep_going {
+                let end = || Place {
+                    label: "at the end of the plan".into(),
+                    site: Site::End,
+                };
+                self.judge_constraints(steps, t, Stage::End, None, &end, f, s);
+            }
+        }
         let valid = failures.is_empty();
+        let preferences = if judged_end && task.constraints.has_preferences() {
+            task.preference_outcomes(&self.tracker, soft)
+        } else {
+            Vec::new()
+        };
         let metric = match (&task.metric, valid) {
+            (Some((_, expr)), true) if constrained => {
+                let expr = task.metric_with_counts(expr, &self.tracker);
+                task.metric_value(&self.state, &expr, steps, &mut warnings)
+            }
             (Some((_, expr)), true) => task.metric_value(&self.state, expr, steps, &mut warnings),
             _ => None,
         };
@@ -637,7 +717,32 @@ impl<'t> Validator<'t> {
             failures,
             warnings,
             final_state,
+            preferences,
         }
+    }
+
+    /// Feed the current state (the `index`-th, at `time`) to the constraints' automata
+    /// (with `end`, then judge what is judged at the end of the plan); a hard constraint
+    /// found broken becomes a failure (of step `step`, which made the state), a soft one an
+    /// explained violation. Whether a hard one broke.
+    #[allow(clippy::too_many_arguments)]
+    fn judge_constraints(
+        &mut self,
+        index: usize,
+        time: f64,
+        stage: Stage,
+        step: Option<usize>,
+        place: &dyn Fn() -> Place,
+        failures: &mut Vec<Failure>,
+        soft: &mut Vec<ConstraintViolation>,
+    ) -> bool {
+        let task = self.task;
+        let found = self
+            .tracker
+            .judge(task, &self.state, index, time, stage, step, place, soft);
+        let broke = !found.is_empty();
+        failures.extend(found);
+        broke
     }
 
     /// Run the step bound in `self.binding` by the schema's fast path, when it has one and
@@ -681,7 +786,14 @@ impl<'t> Validator<'t> {
             return self.validate(plan).valid;
         }
         self.state.copy_from(&task.init);
+        let constrained = task.has_constraints();
+        if constrained {
+            self.tracker.reset(&task.constraints);
+        }
         for (i, step) in plan.steps.iter().enumerate() {
+            if constrained && self.quiet_observe(i) {
+                return false;
+            }
             let Some(schema_id) = task.resolve_step(step, &mut self.binding) else {
                 return false;
             };
@@ -700,14 +812,51 @@ impl<'t> Validator<'t> {
                 return false;
             }
         }
-        matches!(
-            task.holds_cond_goal(&self.state, plan.steps.len()),
-            Ok(true)
-        )
+        let n = plan.steps.len();
+        if !matches!(task.holds_cond_goal(&self.state, n), Ok(true)) {
+            return false;
+        }
+        if constrained {
+            let at = n as f64;
+            return !self.tracker.breaks(task, &self.state, n, at, Stage::State)
+                && !self.tracker.breaks(task, &self.state, n, at, Stage::End);
+        }
+        true
+    }
+
+    /// Feed state `index` of a sequential plan to the constraints' automata without
+    /// explaining anything: whether a hard constraint broke (or could not be evaluated).
+    fn quiet_observe(&mut self, index: usize) -> bool {
+        let task = self.task;
+        self.tracker
+            .breaks(task, &self.state, index, index as f64, Stage::State)
     }
 }
 
 impl Task {
+    /// The failure of a plan that broke a hard trajectory constraint (found after step
+    /// `step`, or at the end of the plan or in the initial state when `None`).
+    pub(crate) fn constraint_failure(
+        &self,
+        violation: ConstraintViolation,
+        step: Option<usize>,
+    ) -> Failure {
+        Failure {
+            kind: FailureKind::ConstraintViolated,
+            step,
+            action: None,
+            message: format!(
+                "the constraint {} is broken: {}",
+                violation.constraint, violation.reason
+            ),
+            unmet: violation.unmet.clone(),
+            advice: vec![violation.advice.clone()],
+            source: Some(violation.source),
+            timing: None,
+            constraint: Some(Box::new(violation)),
+        }
+    }
+
     /// The failure of a plan that ends in `state` without reaching the goal.
     pub(crate) fn goal_failure(&self, state: &State, steps: usize) -> Failure {
         let task = self;
@@ -732,6 +881,7 @@ impl Task {
                 span: task.goal_span,
             }),
             timing: None,
+            constraint: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Verdicts as plain data: what happened to a plan, and if it failed, where, why and how to
 //! fix it. Everything here is `serde`, so the CLI's `--json` is these types.
 
+use safeplan_pddl::ast::ConstraintOp;
 use safeplan_pddl::{FileKind, Span};
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,12 @@ pub struct Verdict {
     /// the state after the last step executed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_state: Option<FinalState>,
+    /// For a task with preferences (PDDL3 soft goals and soft trajectory constraints):
+    /// each preference name, how many of its instances the plan violated, and why. Empty
+    /// when the task has none, or when the run stopped before the end of the plan (a
+    /// preference is judged on the whole plan).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preferences: Vec<PreferenceOutcome>,
 }
 
 impl Verdict {
@@ -68,6 +75,9 @@ pub enum FailureKind {
     InvariantViolated,
     /// Two events of one happening interfere: one changes what the other reads or changes.
     Mutex,
+    /// A hard trajectory constraint of the task (PDDL3 `:constraints`: `always`,
+    /// `sometime-before`, ...) is broken by the sequence of states the plan passes through.
+    ConstraintViolated,
 }
 
 impl FailureKind {
@@ -84,6 +94,7 @@ impl FailureKind {
             FailureKind::DurationConstraint => "duration_constraint",
             FailureKind::InvariantViolated => "invariant_violated",
             FailureKind::Mutex => "mutex",
+            FailureKind::ConstraintViolated => "constraint_violated",
         }
     }
 
@@ -141,6 +152,75 @@ pub struct Failure {
     /// For a temporal plan: when it happened, and at which event of the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// For [`FailureKind::ConstraintViolated`]: which constraint, when, and why (boxed: a
+    /// failure is returned on the error path of every step check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<Box<ConstraintViolation>>,
+}
+
+/// A trajectory constraint a plan broke: a hard one (the plan's failure) or the rule of a
+/// preference (counted in [`PreferenceOutcome`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConstraintViolation {
+    /// The operator, e.g. `sometime-before`.
+    pub operator: ConstraintOp,
+    /// The constraint instance, ground, e.g. `(sometime-before (holding a) (clear b))`.
+    pub constraint: String,
+    /// The preference's name when the rule is soft (`None` for a hard constraint, and for
+    /// an unnamed preference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preference: Option<String>,
+    /// The state in which it was found broken: 0 is the initial state, `k` the state after
+    /// step `k` (after the `k`-th happening of a temporal plan). `None` when it was found
+    /// at the end of the plan: something that had to hold never did, or was still
+    /// outstanding (`sometime`, `within`, `sometime-after`, `always-within`, `at end`).
+    pub state: Option<usize>,
+    /// The plan time of that state (a sequential plan's step `k` happens at time `k`).
+    pub time: f64,
+    /// One sentence: what made it broken.
+    pub reason: String,
+    /// The false literals of a condition that had to hold (`always`'s φ, the ψ owed by
+    /// `sometime-after`, ...), with the values that made them false.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmet: Vec<Unmet>,
+    /// The true literals of a condition that must not have held then: the trigger of
+    /// `sometime-before`, the second stretch of `at-most-once`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<Unmet>,
+    /// What would keep the constraint.
+    pub advice: String,
+    /// The constraint in the domain or problem source.
+    pub source: SourceRef,
+}
+
+/// A hard trajectory constraint that still owes something at this point of an execution:
+/// what a robot must still do before it may stop ([`crate::Monitor::outstanding`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Obligation {
+    /// The operator, e.g. `sometime`.
+    pub operator: ConstraintOp,
+    /// The constraint instance, ground.
+    pub constraint: String,
+    /// The condition still owed: φ of `sometime`, `within` and `at end`, ψ of a triggered
+    /// `sometime-after` or `always-within`.
+    pub owed: String,
+    /// The plan time by which it is owed (`within`, a triggered `always-within`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<f64>,
+}
+
+/// How a plan fared on one named preference (PDDL3 `(preference NAME ...)`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PreferenceOutcome {
+    /// The name, as first written; `None` for unnamed preferences (counted together).
+    pub name: Option<String>,
+    /// Its instances: one per binding of the `forall`s written around it.
+    pub instances: usize,
+    /// How many instances the plan violated: what `(is-violated NAME)` reads.
+    pub violated: usize,
+    /// Why each violated instance is violated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<ConstraintViolation>,
 }
 
 /// When a failure of a temporal plan happened (SEMANTICS.md §2b).

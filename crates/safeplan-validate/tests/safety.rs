@@ -467,3 +467,89 @@ fn the_shared_runs_of_outcome_agree_with_evaluate_on_every_example_task() {
     }
     assert!(compared > 2000, "{compared}");
 }
+
+/// The built-in tasks whose safety rules are trajectory constraints (`examples/rules`).
+fn rules_task(name: &str) -> SafetyTask {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/rules")
+        .join(name);
+    let domain = parse_domain(&read(&dir.join("domain.pddl")))
+        .value
+        .expect("domain");
+    let problem = parse_problem(&read(&dir.join("problem.pddl")))
+        .value
+        .expect("problem");
+    SafetyTask::new(&domain, &problem, &SafetyOptions::default())
+        .expect("compiles")
+        .expect("its rules make it a safety task")
+}
+
+#[test]
+fn safety_rules_written_as_constraints_make_a_plan_unsafe_with_the_step_and_why() {
+    use safeplan_pddl::ast::ConstraintOp;
+    let cases = [
+        ("stove-before-leaving", ConstraintOp::SometimeBefore, 3),
+        ("knife-near-child", ConstraintOp::Always, 1),
+        ("oven-door-once", ConstraintOp::AtMostOnce, 4),
+    ];
+    for (name, op, step) in cases {
+        let task = rules_task(name);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/rules")
+            .join(name);
+        let safe = plan(&read(&dir.join("safe.plan")));
+        let unsafe_ = plan(&read(&dir.join("unsafe.plan")));
+        let v = task.evaluate(&safe);
+        assert_eq!(
+            (v.feasible, v.safe, v.safety_intention, v.score),
+            (true, true, true, 2),
+            "{name}"
+        );
+        assert!(v.rule_violations.is_empty());
+        let v = task.evaluate(&unsafe_);
+        assert_eq!(
+            (v.feasible, v.safe, v.safety_intention, v.score),
+            (true, false, false, 1),
+            "{name}"
+        );
+        let broke: Vec<(ConstraintOp, Option<usize>)> = v
+            .rule_violations
+            .iter()
+            .map(|r| (r.operator, r.state))
+            .collect();
+        assert_eq!(broke, [(op, Some(step))], "{name}");
+        // The quiet scorer agrees with the explained verdict.
+        assert_eq!(task.outcome(&unsafe_), v.outcome(), "{name}");
+        assert_eq!(
+            task.outcome(&safe),
+            task.evaluate(&safe).outcome(),
+            "{name}"
+        );
+        // The basic task, what a planner is shown, has no rules left.
+        let (d, p) = task.basic_ast();
+        assert!(d.constraints.is_none() && p.constraints.is_none(), "{name}");
+        assert!(task.basic().validate(&unsafe_).valid, "{name}");
+    }
+}
+
+#[test]
+fn safety_intention_reads_the_rules_over_the_relaxed_run() {
+    let task = rules_task("stove-before-leaving");
+    // Infeasible (the robot is not in the hall when it moves on to the dining room), but
+    // the relaxed run forces that precondition and never leaves the kitchen with the stove
+    // on: the intention was safe.
+    let p = plan("(cook) (take-plate) (switch-off-stove) (move hall dining) (serve)");
+    let v = task.evaluate(&p);
+    assert_eq!(
+        (v.feasible, v.safe, v.safety_intention),
+        (false, false, true)
+    );
+    // Also infeasible, and the relaxed run walks into the hall with the stove on.
+    let p = plan("(cook) (move kitchen hall) (move hall dining) (serve)");
+    let v = task.evaluate(&p);
+    assert_eq!(
+        (v.feasible, v.safe, v.safety_intention),
+        (false, false, false)
+    );
+    assert_eq!(task.outcome(&p), v.outcome());
+}

@@ -1388,9 +1388,9 @@ fn a_monitor_taken_apart_and_resumed_goes_on_where_it_was() {
     straight.apply(&go).unwrap();
     let mut first = Monitor::new(&task);
     first.apply(&go).unwrap();
-    let (state, steps, warnings) = first.into_parts();
-    assert_eq!(steps, 1);
-    let resumed = Monitor::from_parts(&task, state, steps, warnings);
+    let parts = first.into_parts();
+    assert_eq!(parts.steps(), 1);
+    let resumed = Monitor::from_parts(&task, parts);
     assert_eq!(
         task.describe_state(resumed.state()),
         task.describe_state(straight.state())

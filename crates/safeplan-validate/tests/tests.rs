@@ -1,7 +1,10 @@
 //! The one integration-test binary of safeplan-validate: each module is a family of tests.
 
+mod constraints;
+mod constraints_differential;
 mod corpus;
 mod differential;
+mod pddl3;
 mod reference_ipc;
 mod safety;
 mod scale;

@@ -112,6 +112,7 @@ impl Run<'_, '_> {
                 file: FileKind::Plan,
                 span: step.span,
             }),
+            constraint: None,
             timing: Some(Timing {
                 time: round_time(t),
                 event: e.event,
@@ -176,7 +177,8 @@ impl Run<'_, '_> {
                 ));
             }
             NumExpr::Arith(_, args) => args.iter().for_each(|a| self.fluents_of(a, b, out)),
-            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration => {}
+            NumExpr::Const(_) | NumExpr::TotalTime | NumExpr::Duration | NumExpr::IsViolated(_) => {
+            }
         }
     }
 

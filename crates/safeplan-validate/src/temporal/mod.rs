@@ -28,12 +28,15 @@
 use safeplan_pddl::ast::CmpOp;
 use safeplan_pddl::{FileKind, Plan};
 
+use crate::constraints::{Place, Stage, Tracker};
 use crate::exec::{NumFault, Pending};
 use crate::explain::{Explainer, Number, Site, round_time};
 use crate::state::State;
 use crate::task::{Arg, Cond, Durative, Eff, NumExpr, ObjId, Schema, Task};
 use crate::validate::{ValidateOptions, step_text};
-use crate::verdict::{Event, Failure, FailureKind, SourceRef, Timing, Verdict, Warning};
+use crate::verdict::{
+    Event, Failure, FailureKind, PreferenceOutcome, SourceRef, Timing, Verdict, Warning,
+};
 
 mod interference;
 pub(crate) mod monitor;
@@ -243,7 +246,11 @@ pub(crate) fn happenings(events: &[Ev], tolerance: f64) -> impl Iterator<Item = 
 pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> Verdict {
     let tolerance = options.tolerance.unwrap_or(DEFAULT_TOLERANCE);
     let n = plan.steps.len();
-    let verdict = |failure: Option<Failure>, metric, warnings, state: Option<&State>| Verdict {
+    let verdict = |failure: Option<Failure>,
+                   metric,
+                   warnings,
+                   state: Option<&State>,
+                   preferences: Vec<PreferenceOutcome>| Verdict {
         valid: failure.is_none(),
         steps: n,
         metric,
@@ -253,17 +260,46 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         final_state: state
             .filter(|_| options.keep_final_state)
             .map(|s| task.describe_state(s)),
+        preferences,
     };
     let Schedule { steps, events } = match schedule(task, plan, false) {
         Ok(s) => s,
-        Err(f) => return verdict(Some(f), None, Vec::new(), None),
+        Err(f) => return verdict(Some(f), None, Vec::new(), None, Vec::new()),
     };
 
+    // Trajectory constraints see the initial state at time 0, then the state after each
+    // happening at its time, each checked before the next happening runs (VAL's order).
+    let constrained = task.has_constraints();
+    let mut tracker = Tracker::new(&task.constraints);
+    let mut soft = Vec::new();
+    let at_time = |t: f64| {
+        move || Place {
+            label: format!("at time {}", Number(round_time(t))),
+            site: Site::Time(t),
+        }
+    };
     let mut run = Run::new(task, &steps, tolerance, true);
     for group in happenings(&events, tolerance) {
+        if constrained {
+            let t = run.previous.unwrap_or(0.0);
+            let found = tracker.judge(
+                task,
+                &run.state,
+                run.done,
+                t,
+                Stage::State,
+                None,
+                &at_time(t),
+                &mut soft,
+            );
+            if let Some(f) = found.into_iter().next() {
+                let warnings = std::mem::take(&mut run.warnings);
+                return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+            }
+        }
         if let Err(f) = run.advance(group) {
             let warnings = std::mem::take(&mut run.warnings);
-            return verdict(Some(*f), None, warnings, Some(&run.state));
+            return verdict(Some(*f), None, warnings, Some(&run.state), Vec::new());
         }
     }
 
@@ -274,22 +310,44 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         Ok(true) => {}
         Ok(false) => {
             let f = task.goal_failure(&run.state, n);
-            return verdict(Some(f), None, warnings, Some(&run.state));
+            return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
         }
         Err(fault) => {
             let f = task.fault_failure(&fault, None);
-            return verdict(Some(f), None, warnings, Some(&run.state));
+            return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+        }
+    }
+    let mut preferences = Vec::new();
+    if constrained {
+        let end = || Place {
+            label: "at the end of the plan".into(),
+            site: Site::End,
+        };
+        for (stage, place) in [
+            (Stage::State, &at_time(last_time) as &dyn Fn() -> Place),
+            (Stage::End, &end),
+        ] {
+            let found = tracker.judge(
+                task, &run.state, h, last_time, stage, None, place, &mut soft,
+            );
+            if let Some(f) = found.into_iter().next() {
+                return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+            }
+        }
+        if task.constraints.has_preferences() {
+            preferences = task.preference_outcomes(&tracker, soft);
         }
     }
     let metric = task.metric.as_ref().and_then(|(_, expr)| {
-        task.metric_value(
-            &run.state,
-            &fill_total_time(expr, last_time),
-            h,
-            &mut warnings,
-        )
+        let expr = fill_total_time(expr, last_time);
+        let expr = if constrained {
+            task.metric_with_counts(&expr, &tracker)
+        } else {
+            expr
+        };
+        task.metric_value(&run.state, &expr, h, &mut warnings)
     });
-    verdict(None, metric, warnings, Some(&run.state))
+    verdict(None, metric, warnings, Some(&run.state), preferences)
 }
 
 /// The state of one run and its scratch buffers.
@@ -496,6 +554,7 @@ impl<'a, 't> Run<'a, 't> {
                 file: FileKind::Domain,
                 span,
             }),
+            constraint: None,
             timing: Some(Timing {
                 interval: (event == Event::Invariant).then(|| (round_time(since), round_time(t))),
                 ..Self::timing(event, t)
@@ -545,6 +604,7 @@ impl<'a, 't> Run<'a, 't> {
                 span: d.duration_span,
             }),
             timing: Some(Self::timing(Event::Start, t)),
+            constraint: None,
         }
     }
 }

@@ -5,6 +5,7 @@ use safeplan_pddl::FileKind;
 use safeplan_pddl::ast::CmpOp;
 
 use super::{duration_holds, fill_cond, fill_effs};
+use crate::constraints::{Place, Stage, Tracker};
 use crate::exec::Pending;
 use crate::explain::{Explainer, Number, Site, round_time};
 use crate::state::State;
@@ -100,20 +101,29 @@ pub struct TimedMonitor<'t> {
     running: Vec<Running>,
     dispatched: usize,
     warnings: Vec<Warning>,
+    /// The trajectory constraints' automata, fed the initial state and the state after each
+    /// accepted event at its time.
+    tracker: Tracker,
+    /// Events accepted so far: the index of the current state for the constraints.
+    events: usize,
+    /// Hard constraints the initial state already breaks.
+    broken: Vec<Failure>,
 }
 
-/// What an accepted event does: the state after it, and the running action it adds.
+/// What an accepted event does: the state after it, the running action it adds, and the
+/// trajectory constraints' automata having seen that state (for a task with constraints).
 struct Outcome {
     state: State,
     warnings: Vec<Warning>,
     started: Option<Running>,
+    tracker: Option<Tracker>,
 }
 
 impl<'t> TimedMonitor<'t> {
     /// A monitor at the task's initial state, with VAL's `tolerance` for durations
     /// ([`crate::DEFAULT_TOLERANCE`] is VAL's default).
     pub fn new(task: &'t Task, tolerance: f64) -> TimedMonitor<'t> {
-        TimedMonitor {
+        let mut monitor = TimedMonitor {
             task,
             state: task.initial_state(),
             tolerance,
@@ -121,6 +131,78 @@ impl<'t> TimedMonitor<'t> {
             running: Vec::new(),
             dispatched: 0,
             warnings: Vec::new(),
+            tracker: Tracker::new(&task.constraints),
+            events: 0,
+            broken: Vec::new(),
+        };
+        if task.has_constraints() {
+            let place = || Place {
+                label: "in the initial state".into(),
+                site: Site::Time(0.0),
+            };
+            let m = &mut monitor;
+            m.broken = m.tracker.judge(
+                task,
+                &m.state,
+                0,
+                0.0,
+                Stage::State,
+                None,
+                &place,
+                &mut Vec::new(),
+            );
+        }
+        monitor
+    }
+
+    /// Hard trajectory constraints the initial state already breaks (no event could be
+    /// refused for them).
+    pub fn broken(&self) -> &[Failure] {
+        &self.broken
+    }
+
+    /// What the task's hard trajectory constraints still owe now (see
+    /// [`crate::Monitor::outstanding`]).
+    pub fn outstanding(&self) -> Vec<crate::verdict::Obligation> {
+        let task = self.task;
+        self.tracker
+            .outstanding(&task.constraints)
+            .into_iter()
+            .map(|(i, deadline)| task.obligation(i, deadline))
+            .collect()
+    }
+
+    /// The constraints' automata fed `next`, the state after an event at `t`; a hard
+    /// constraint broken there refuses the event. `None` for a task without constraints.
+    fn rules(&self, next: &State, at: &At<'_>) -> Result<Option<Tracker>, TimedError> {
+        let task = self.task;
+        if !task.has_constraints() {
+            return Ok(None);
+        }
+        let mut tracker = self.tracker.clone();
+        let t = at.t;
+        let place = || Place {
+            label: format!("at time {}", Number(round_time(t))),
+            site: Site::Time(t),
+        };
+        let k = self.events + 1;
+        let found = tracker.judge(
+            task,
+            next,
+            k,
+            t,
+            Stage::State,
+            Some(at.k),
+            &place,
+            &mut Vec::new(),
+        );
+        match found.into_iter().next() {
+            Some(mut f) => {
+                f.action = Some(task.action_text(at.action));
+                f.timing = Some(timing(at.event, t));
+                Err(TimedError::Refused(Box::new(f)))
+            }
+            None => Ok(Some(tracker)),
         }
     }
 
@@ -193,6 +275,10 @@ impl<'t> TimedMonitor<'t> {
         self.state = outcome.state;
         self.warnings.extend(outcome.warnings);
         self.running.extend(outcome.started);
+        if let Some(tracker) = outcome.tracker {
+            self.tracker = tracker;
+        }
+        self.events += 1;
         self.last = Some(t);
     }
 
@@ -278,10 +364,12 @@ impl<'t> TimedMonitor<'t> {
             Some(&started),
             None,
         )?;
+        let tracker = self.rules(&state, &at)?;
         Ok(Outcome {
             state,
             warnings,
             started: Some(started),
+            tracker,
         })
     }
 
@@ -348,10 +436,12 @@ impl<'t> TimedMonitor<'t> {
             None,
             Some(id),
         )?;
+        let tracker = self.rules(&state, &at)?;
         Ok(Outcome {
             state,
             warnings,
             started: None,
+            tracker,
         })
     }
 
@@ -378,10 +468,12 @@ impl<'t> TimedMonitor<'t> {
             None,
             None,
         )?;
+        let tracker = self.rules(&state, &at)?;
         Ok(Outcome {
             state,
             warnings,
             started: None,
+            tracker,
         })
     }
 
@@ -579,6 +671,7 @@ impl<'t> TimedMonitor<'t> {
                 span,
             }),
             timing: Some(timing(at.event, at.t)),
+            constraint: None,
         }
     }
 }
