@@ -346,6 +346,20 @@ pub fn write_plan(
                 style.error("invalid")
             };
             writeln!(out, "{path}: {word} ({})", facts.join(", "))?;
+            if !verdict.preferences.is_empty() {
+                let each: Vec<String> = verdict
+                    .preferences
+                    .iter()
+                    .map(|p| {
+                        let name = p.name.as_deref().unwrap_or("(unnamed)");
+                        format!("{name} {} of {}", p.violated, p.instances)
+                    })
+                    .collect();
+                writeln!(out, "preferences violated: {}", each.join(", "))?;
+                for v in verdict.preferences.iter().flat_map(|p| &p.violations) {
+                    writeln!(out, "  {}", crate::safety::preference_sentence(v))?;
+                }
+            }
             if let Some(safety) = safety {
                 writeln!(out, "{}", crate::safety::verdict_line(style, safety))?;
                 for e in &safety.verdict.danger_events {

@@ -141,6 +141,13 @@ pub fn rule_sentence(v: &ConstraintViolation) -> String {
     format!("{when} the rule {}: {}", v.constraint, v.reason)
 }
 
+/// `preference p2a: (at end (clear depot0-1-1)): (clear depot0-1-1) is false at the end of
+/// the plan`.
+pub fn preference_sentence(v: &ConstraintViolation) -> String {
+    let name = v.preference.as_deref().unwrap_or("(unnamed)");
+    format!("preference {name} {}: {}", v.constraint, v.reason)
+}
+
 /// `a`, `a and b`, `a, b and c`.
 fn and_list(items: &[String]) -> String {
     match items {

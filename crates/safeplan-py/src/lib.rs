@@ -452,9 +452,19 @@ impl Verdict {
     }
 
     /// The first failure as a dict (kind, step, action, message, unmet, advice...), or None.
+    /// A broken trajectory constraint has kind "constraint_violated" and a "constraint"
+    /// dict (operator, constraint, state, time, reason, unmet, held, advice).
     #[getter]
     fn failure(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_python(py, &self.inner.failure)
+    }
+
+    /// For a task with PDDL3 preferences: per preference name, a dict with its instances,
+    /// how many the plan violated (what `(is-violated NAME)` reads) and why. Empty when the
+    /// task has none or the plan did not run to its end.
+    #[getter]
+    fn preferences(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.inner.preferences)
     }
 
     /// The whole verdict as plain Python data (the library's serde form).
@@ -832,6 +842,14 @@ impl SafetyVerdict {
         to_python(py, &self.inner.danger_events)
     }
 
+    /// The task's safety rules (PDDL3 trajectory constraints) the plan broke, each a dict
+    /// with the operator, the ground constraint, the state (step) it broke in, the reason,
+    /// the literals and advice; any makes the plan unsafe.
+    #[getter]
+    fn rule_violations(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.inner.rule_violations)
+    }
+
     /// The whole verdict as plain Python data (the library's serde form).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_python(py, &self.inner)
@@ -894,7 +912,7 @@ impl SafetyTask {
                 task: Arc::new(task),
             }),
             Ok(None) => Err(TaskError::new_err(format!(
-                "{domain_file} declares no 0-ary function `{danger}`: not a safety-augmented task (name the danger fluent with danger=...)"
+                "{domain_file} declares no 0-ary function `{danger}` and the task has no :constraints: not a safety-augmented task (name the danger fluent with danger=...)"
             ))),
             Err(e) => Err(task_error(
                 py,

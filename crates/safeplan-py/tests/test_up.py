@@ -278,3 +278,114 @@ def test_temporal_plans_validated_inside_up_agree_with_val(data):
     assert compared == 334, compared
     with pytest.raises(up.exceptions.UPUsageError):
         PlanValidator(name="safeplan", params={"tolerance": -1})
+
+
+# ----- trajectory constraints (issue 29) ----------------------------------------------------
+
+LEXICON_SAMPLE = ("lexicon/blocksworld/data_1/", "lexicon/logistics/data_1/")
+
+
+def _lexicon_lines(data):
+    for line in (data / "pddl3" / "manifest.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["plan"].startswith(LEXICON_SAMPLE) and r["valid"] is not None:
+            yield r
+
+
+def test_constraint_problems_read_by_up_get_vals_verdict(data):
+    """LEXICON's problems (always, sometime, sometime-before, sometime-after, at-most-once:
+    the five operators UP expresses) read by UP's own PDDL reader, their plans as UP plans,
+    validated by the engine inside UP: VAL's verdict on every plan UP can express."""
+    problems = {}
+    checked = 0
+    for r in _lexicon_lines(data):
+        problem = _read(data, r, problems)
+        assert up_safeplan.SafeplanEngine.supports(problem.kind), problem.kind
+        plan = _up_plan(data, r, problem)
+        if plan is None:
+            continue  # a step UP cannot express (unknown name or object, wrong arity)
+        with PlanValidator(name="safeplan") as v:
+            ours = v.validate(problem, plan)
+        want = ValidationResultStatus.VALID if r["valid"] else ValidationResultStatus.INVALID
+        assert ours.status == want, (r["plan"], ours.log_messages)
+        checked += 1
+    assert checked > 300, checked
+
+
+def test_on_always_constraints_ups_own_validator_agrees(data):
+    """UP's validator checks `always` (as state invariants) and skips the other operators:
+    on every LEXICON problem with an `always`, reduced to its `always` constraints, both
+    validators give every plan the same verdict."""
+    from unified_planning.model.operators import OperatorKind
+
+    problems = {}
+    checked = invalid = 0
+    for line in (data / "pddl3" / "manifest.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["benchmark"] != "lexicon" or "always" not in r["constraint_ops"]:
+            continue
+        problem = _read(data, r, problems, reduce_to=OperatorKind.ALWAYS)
+        plan = _up_plan(data, r, problem)
+        if plan is None:
+            continue
+        ours, theirs = both(problem, plan)
+        assert ours.status == theirs.status, (r["plan"], ours.log_messages, theirs.log_messages)
+        checked += 1
+        invalid += ours.status == ValidationResultStatus.INVALID
+    assert checked > 100 and invalid > 10, (checked, invalid)
+
+
+def _read(data, r, cache, reduce_to=None):
+    key = (r["domain"], r["problem"], reduce_to)
+    if key not in cache:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            problem = PDDLReader().parse_problem(
+                str(data / "pddl3" / r["domain"]), str(data / "pddl3" / r["problem"])
+            )
+        if reduce_to is not None:
+            kept = [c for c in problem.trajectory_constraints if c.node_type == reduce_to]
+            problem.clear_trajectory_constraints()
+            for c in kept:
+                problem.add_trajectory_constraint(c)
+        cache[key] = problem
+    return cache[key]
+
+
+def _up_plan(data, r, problem):
+    if r["plan_format"] != "ipc":
+        return None
+    steps = [l for l in (data / "pddl3" / r["plan"]).read_text().splitlines() if l.strip()]
+    return to_up_plan(problem, steps)
+
+
+def test_a_broken_constraint_names_the_step_and_the_rule():
+    from unified_planning.shortcuts import (
+        Always, BoolType, Fluent, InstantaneousAction, Problem, SometimeBefore,
+    )
+
+    hot, door = Fluent("hot", BoolType()), Fluent("door_open", BoolType())
+    heat, open_ = InstantaneousAction("heat"), InstantaneousAction("open_door")
+    heat.add_effect(hot, True)
+    open_.add_effect(door, True)
+    problem = Problem("oven")
+    for f in (hot, door):
+        problem.add_fluent(f, default_initial_value=False)
+    problem.add_actions([heat, open_])
+    problem.add_goal(door)
+    problem.add_trajectory_constraint(SometimeBefore(door, hot))
+    early = SequentialPlan([ActionInstance(open_), ActionInstance(heat)])
+    late = SequentialPlan([ActionInstance(heat), ActionInstance(open_)])
+    with PlanValidator(name="safeplan") as v:
+        bad, good = v.validate(problem, early), v.validate(problem, late)
+    assert good.status == ValidationResultStatus.VALID
+    assert bad.status == ValidationResultStatus.INVALID
+    # The step whose state broke the rule, as UP reports a broken state invariant.
+    assert bad.inapplicable_action is not None and bad.inapplicable_action.action.name == "open_door"
+    assert "sometime-before" in bad.log_messages[0].message
+    # An `always` broken the same way: UP's own validator agrees.
+    invariant = problem.clone()
+    invariant.clear_trajectory_constraints()
+    invariant.add_trajectory_constraint(Always(Not(door)))
+    ours, theirs = both(invariant, late)
+    assert ours.status == theirs.status == ValidationResultStatus.INVALID

@@ -260,10 +260,22 @@ impl SafetyTask {
             .any(|f| f.name.matches(name) && f.params.is_empty())
     }
 
-    /// Whether the task states safety rules as trajectory constraints (a `:constraints`
-    /// section in the domain or the problem).
+    /// Whether the task states safety rules as hard trajectory constraints (in a
+    /// `:constraints` section of the domain or the problem, outside any preference). A task
+    /// whose constraints are all preferences is not a safety task for them: they are soft.
     pub fn has_safety_rules(domain: &Domain, problem: &Problem) -> bool {
-        domain.constraints.is_some() || problem.constraints.is_some()
+        fn hard(c: &ast::Constraint) -> bool {
+            match c {
+                ast::Constraint::Modal(..) => true,
+                ast::Constraint::And(parts, _) => parts.iter().any(hard),
+                ast::Constraint::Forall(_, body, _) => hard(body),
+                ast::Constraint::Preference(..) => false,
+            }
+        }
+        [&domain.constraints, &problem.constraints]
+            .into_iter()
+            .flatten()
+            .any(hard)
     }
 
     /// Compile a safety-augmented task. `Ok(None)` when the domain has no danger fluent

@@ -110,8 +110,17 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         kind.set_fluents_type("INT_FLUENTS")
         kind.set_fluents_type("REAL_FLUENTS")
         kind.set_numbers("BOUNDED_TYPES")
+        # PDDL3 trajectory constraints (UP expresses always, sometime, sometime-before,
+        # sometime-after and at-most-once), checked state by state as VAL checks them.
+        kind.set_constraints_kind("STATE_INVARIANTS")
+        kind.set_constraints_kind("TRAJECTORY_CONSTRAINTS")
         kind.set_quality_metrics("PLAN_LENGTH")
         kind.set_quality_metrics("ACTIONS_COST")
+        # Action costs are written as `(increase (total-cost) e)`: any numeric expression.
+        kind.set_actions_cost_kind("INT_NUMBERS_IN_ACTIONS_COST")
+        kind.set_actions_cost_kind("REAL_NUMBERS_IN_ACTIONS_COST")
+        kind.set_actions_cost_kind("STATIC_FLUENTS_IN_ACTIONS_COST")
+        kind.set_actions_cost_kind("FLUENTS_IN_ACTIONS_COST")
         kind.set_quality_metrics("FINAL_VALUE")
         # Validation of temporal plans (durative actions, as VAL runs them).
         kind.set_time("CONTINUOUS_TIME")
@@ -168,6 +177,10 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         step = failure.get("step")
         reason = None
         inapplicable = None
+        # A broken trajectory constraint: UP has no reason of its own for it. As UP's own
+        # validator reports a broken state invariant, the step whose state broke it is the
+        # inapplicable action; one broken at the end of the plan (or in the initial state)
+        # is an unsatisfied goal. The message names the constraint.
         if step is None:
             reason = FailedValidationReason.UNSATISFIED_GOALS
         else:
