@@ -96,6 +96,10 @@ pub struct Answer {
     pub cost_usd: Option<f64>,
     /// Whatever else is worth keeping (search statistics, the planner's exit status).
     pub note: Option<String>,
+    /// How long producing the answer took, in milliseconds, when the planner knows better
+    /// than the wall clock around it: a reply served from a response cache keeps the
+    /// latency of the call that produced it. `None`: the runner measures the attempt.
+    pub latency_ms: Option<f64>,
 }
 
 impl Answer {
@@ -164,6 +168,12 @@ pub enum PlannerError {
     /// attempt has no result and a resumed run tries it again.
     #[error("{0}")]
     Transient(String),
+    /// The planner cannot work as configured, so no other attempt of it can succeed either:
+    /// a wrong key, an exhausted quota, an unknown model, an endpoint that is no chat API.
+    /// The attempt has no result, and the run stops asking this planner (a rerun, once the
+    /// configuration is fixed, resumes). The message says what to fix.
+    #[error("{0}")]
+    Fatal(String),
 }
 
 impl PlannerError {

@@ -5,6 +5,12 @@
 //! samples and dropped when its last attempt is written: memory stays proportional to the
 //! concurrency, not to the suite. Cancelling (Ctrl-C) stops scheduling; attempts already
 //! running finish and are written, and a later run picks up exactly the rest.
+//!
+//! A planner that cannot work as configured (a wrong key, an exhausted quota, an unknown
+//! model: [`PlannerError::Fatal`]) must cost one request, not a suite's worth: the first
+//! attempt of every planner runs before any second one, and once a planner has failed so,
+//! none of its attempts is started again in this run ([`RunSummary::stopped`] says why; a
+//! rerun resumes once the configuration is fixed).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -64,6 +70,19 @@ pub struct RunSummary {
     pub errors: usize,
     /// Whether the run was cancelled before every attempt ran.
     pub cancelled: bool,
+    /// Planners the run stopped asking after a fatal error, with the message (what to fix).
+    /// Their remaining attempts were not run; a rerun resumes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stopped: Vec<StoppedPlanner>,
+}
+
+/// A planner the run stopped asking ([`PlannerError::Fatal`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoppedPlanner {
+    /// The planner id.
+    pub planner: String,
+    /// Why, and what to fix.
+    pub message: String,
 }
 
 impl RunSummary {
@@ -185,23 +204,80 @@ pub async fn run(
             sample,
         }));
     }
-    let cancel = options.cancel.clone();
-    let stream = futures_util::stream::iter(jobs)
-        .take_while(move |_| std::future::ready(!cancel.load(Ordering::Relaxed)))
-        .map(|job| run_job(job, options))
-        .buffer_unordered(options.concurrency.max(1));
-    futures_util::pin_mut!(stream);
-    while let Some(attempt) = stream.next().await {
-        store.insert(&attempt)?;
-        match attempt.status {
-            AttemptStatus::Scored => summary.scored += 1,
-            AttemptStatus::Failed => summary.failed += 1,
-            AttemptStatus::Error => summary.errors += 1,
+    // The first attempt of every planner runs before any planner's second one: a planner
+    // configured so that nothing can work is found out with one request.
+    let mut firsts = Vec::new();
+    let mut rest = Vec::new();
+    for job in jobs {
+        if firsts
+            .iter()
+            .any(|f: &Job<'_>| f.planner.id() == job.planner.id())
+        {
+            rest.push(job);
+        } else {
+            firsts.push(job);
         }
-        on_attempt(&attempt, &summary);
     }
+    let stopped: std::sync::Mutex<Vec<StoppedPlanner>> = std::sync::Mutex::new(Vec::new());
+    for phase in [firsts, rest] {
+        let cancel = options.cancel.clone();
+        let stopped = &stopped;
+        let stream = futures_util::stream::iter(phase)
+            .take_while(move |_| std::future::ready(!cancel.load(Ordering::Relaxed)))
+            .map(|job| async move {
+                let halted = stopped
+                    .lock()
+                    .map(|s| s.iter().any(|p| p.planner == job.planner.id()))
+                    .unwrap_or(false);
+                if halted {
+                    release(&job.slot).await;
+                    return None;
+                }
+                let (attempt, fatal) = run_job(job, options).await;
+                if let Some(message) = fatal
+                    && let Ok(mut s) = stopped.lock()
+                    && !s.iter().any(|p| p.planner == attempt.planner)
+                {
+                    s.push(StoppedPlanner {
+                        planner: attempt.planner.clone(),
+                        message,
+                    });
+                }
+                Some(attempt)
+            })
+            .buffer_unordered(options.concurrency.max(1));
+        futures_util::pin_mut!(stream);
+        while let Some(next) = stream.next().await {
+            let Some(attempt) = next else { continue };
+            record(store, &attempt, &mut summary)?;
+            on_attempt(&attempt, &summary);
+        }
+    }
+    summary.stopped = stopped.into_inner().unwrap_or_default();
     summary.cancelled = options.cancel.load(Ordering::Relaxed) && summary.remaining() > 0;
     Ok(summary)
+}
+
+/// Write `attempt` and count it.
+fn record(
+    store: &mut Store,
+    attempt: &Attempt,
+    summary: &mut RunSummary,
+) -> Result<(), BenchError> {
+    store.insert(attempt)?;
+    match attempt.status {
+        AttemptStatus::Scored => summary.scored += 1,
+        AttemptStatus::Failed => summary.failed += 1,
+        AttemptStatus::Error => summary.errors += 1,
+    }
+    Ok(())
+}
+
+/// One attempt of a task is over (run or skipped): the last one drops the compiled task.
+async fn release(slot: &TaskSlot<'_>) {
+    if slot.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+        *slot.state.lock().await = SlotState::Done;
+    }
 }
 
 /// The task and its compilation, made by the first attempt to ask; the others wait for it.
@@ -225,8 +301,10 @@ async fn compiled(slot: &TaskSlot<'_>) -> Result<(Arc<SuiteTask>, Arc<CompiledTa
     }
 }
 
-async fn run_job(job: Job<'_>, options: &RunOptions) -> Attempt {
+/// Run one attempt; the message of a [`PlannerError::Fatal`] beside it, when it was one.
+async fn run_job(job: Job<'_>, options: &RunOptions) -> (Attempt, Option<String>) {
     let start = Instant::now();
+    let mut fatal = None;
     let mut attempt = Attempt {
         task: job.slot.task.id.clone(),
         planner: job.planner.id().to_string(),
@@ -268,14 +346,19 @@ async fn run_job(job: Job<'_>, options: &RunOptions) -> Attempt {
                 }
                 None => job.planner.answer(&request).await,
             };
+            if let Err(PlannerError::Fatal(message)) = &answer {
+                fatal = Some(message.clone());
+            }
+            let latency = answer.as_ref().ok().and_then(|a| a.latency_ms);
             score(&mut attempt, &request, &compiled, answer);
+            attempt.latency_ms = latency.unwrap_or(f64::NAN);
         }
     }
-    if job.slot.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-        *job.slot.state.lock().await = SlotState::Done;
+    release(&job.slot).await;
+    if !attempt.latency_ms.is_finite() || attempt.latency_ms == 0.0 {
+        attempt.latency_ms = start.elapsed().as_secs_f64() * 1000.0;
     }
-    attempt.latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-    attempt
+    (attempt, fatal)
 }
 
 /// Score a planner's answer into `attempt`.

@@ -245,6 +245,74 @@ impl Planner for Flaky {
     }
 }
 
+/// A planner whose configuration cannot work until `fixed` is set: every call is a fatal
+/// error (a wrong key); it counts the calls.
+struct BadKey {
+    id: &'static str,
+    calls: AtomicUsize,
+    fixed: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait]
+impl Planner for BadKey {
+    fn id(&self) -> &str {
+        self.id
+    }
+    fn config(&self) -> serde_json::Value {
+        serde_json::json!({"kind": "bad-key"})
+    }
+    async fn answer(&self, request: &Request) -> Result<Answer, PlannerError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if !self.fixed.load(Ordering::SeqCst) {
+            return Err(PlannerError::Fatal(
+                "llm:x (auth): authentication failed (HTTP 401); this spec reads its key from \
+                 OPENAI_API_KEY"
+                    .into(),
+            ));
+        }
+        Ok(Answer {
+            plan: request.task.reference_safe(),
+            ..Answer::default()
+        })
+    }
+}
+
+#[test]
+fn a_planner_that_cannot_work_is_asked_once_and_the_rest_resumes_when_fixed() {
+    let suite = suite();
+    let dir = temp("fatal");
+    let bad = Arc::new(BadKey {
+        id: "bad-key",
+        calls: AtomicUsize::new(0),
+        fixed: std::sync::atomic::AtomicBool::new(false),
+    });
+    let planners: Vec<Arc<dyn Planner>> = vec![
+        bad.clone(),
+        Arc::new(Flaky {
+            fail: AtomicUsize::new(0),
+        }),
+    ];
+    let db = dir.join("run.db");
+    let n = suite.tasks().len();
+    // Concurrency above one: still one call of the planner that cannot work.
+    let first = run_to_end(&suite, &planners, &db, &opts(2)).unwrap();
+    assert_eq!(bad.calls.load(Ordering::SeqCst), 1);
+    assert_eq!(first.stopped.len(), 1);
+    assert_eq!(first.stopped[0].planner, "bad-key");
+    assert!(first.stopped[0].message.contains("OPENAI_API_KEY"));
+    // The other planner ran everything; the bad one's attempt is kept as an error.
+    assert_eq!(first.scored, 2 * n);
+    assert_eq!(first.errors, 1);
+    assert_eq!(first.remaining(), 2 * n);
+    // Fixed: the rerun resumes the bad planner's attempts and skips the rest.
+    bad.fixed.store(true, Ordering::SeqCst);
+    let second = run_to_end(&suite, &planners, &db, &opts(2)).unwrap();
+    assert!(second.stopped.is_empty());
+    assert_eq!((second.skipped, second.scored), (2 * n, 2 * n));
+    let stored = Store::open(&db).unwrap().attempts().unwrap();
+    assert_eq!(stored.len(), 4 * n);
+}
+
 #[test]
 fn errors_are_kept_and_retried_on_resume() {
     let suite = suite();

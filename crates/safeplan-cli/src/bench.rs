@@ -100,6 +100,10 @@ pub enum Status {
     Errors,
     /// Ctrl-C stopped the run; run again to resume it.
     Cancelled,
+    /// A planner's configuration cannot work (a wrong key, an exhausted quota, an unknown
+    /// model, an endpoint that is no chat API): the run stopped asking it; fix it and run
+    /// again to resume.
+    Stopped,
 }
 
 fn input(message: impl Into<String>, hint: impl Into<String>) -> Failure {
@@ -259,10 +263,22 @@ pub fn run(args: &BenchArgs) -> Result<Status, Failure> {
             ""
         }
     );
+    for stop in &summary.stopped {
+        eprintln!(
+            "error: stopped asking {}: {}\n  the attempts already scored are kept in {}; fix \
+             this and run the same command again to resume ({} attempts remain)",
+            stop.planner,
+            stop.message,
+            out.display(),
+            summary.remaining(),
+        );
+    }
     if !args.no_report {
         write_reports(&store, &out, args)?;
     }
-    Ok(if summary.cancelled {
+    Ok(if !summary.stopped.is_empty() {
+        Status::Stopped
+    } else if summary.cancelled {
         Status::Cancelled
     } else if summary.errors > 0 {
         Status::Errors

@@ -35,6 +35,8 @@ use crate::run::{EXIT_ERRORS, EXIT_LIMIT, EXIT_OK};
 
 /// `bench` stopped by Ctrl-C (resumable), as a shell reports SIGINT.
 const EXIT_CANCELLED: u8 = 130;
+/// `bench`: a planner's provider configuration cannot work; the run stopped asking it.
+const EXIT_STOPPED: u8 = 4;
 
 fn main() -> ExitCode {
     let cli: Cli = match run::parse() {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Judge(args) => judge::run(args).map(|status| match status {
             judge::Status::Done => EXIT_OK,
             judge::Status::SomeFailed => EXIT_ERRORS,
+            judge::Status::Stopped => EXIT_STOPPED,
         }),
         Command::Priors(args) => priors::run(args).map(|()| EXIT_OK),
         Command::Mcp(args) => mcp::run(args).map(|()| EXIT_OK),
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
             bench::Status::Complete => EXIT_OK,
             bench::Status::Errors => EXIT_LIMIT,
             bench::Status::Cancelled => EXIT_CANCELLED,
+            bench::Status::Stopped => EXIT_STOPPED,
         }),
         Command::Merge(args) => bench::merge(args).map(|()| EXIT_OK),
         Command::Synth(args) => synth::run_synth(args).map(|()| EXIT_OK),

@@ -90,6 +90,9 @@ pub enum Status {
     Done,
     /// Some loop stopped on an error.
     SomeFailed,
+    /// The judge (or reviser) cannot work as configured (a wrong key, an unknown model):
+    /// the run stopped at the first such error.
+    Stopped,
 }
 
 pub(crate) fn input(message: impl Into<String>, hint: impl Into<String>) -> Failure {
@@ -206,7 +209,11 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
         .flush()
         .map_err(|e| unwritable(&transcript_path, e))?;
 
-    let has_gold = gold.iter().any(Option::is_some);
+    // A judge whose calls all failed scored nothing: no P/R/F1 of nothing.
+    let stopped = refinements.iter().find(|r| r.fatal);
+    let all_failed =
+        !refinements.is_empty() && refinements.iter().all(|r| r.stop == StopReason::Error);
+    let has_gold = gold.iter().any(Option::is_some) && stopped.is_none() && !all_failed;
     let metrics = judge_metrics(&refinements, &gold, args.max_rounds);
     let mut written = vec![
         refined_path.display().to_string(),
@@ -251,6 +258,26 @@ pub fn run(args: &JudgeArgs) -> Result<Status, Failure> {
                 r.id,
                 r.error.as_deref().unwrap_or("failed")
             );
+        }
+    }
+    if let Some(r) = stopped {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "error: stopped after the first episode: {}\n  no P/R/F1 is reported; fix \
+                 the configuration and run the same command again ({} of {} episodes were not \
+                 judged)",
+                r.error.as_deref().unwrap_or("the judge failed"),
+                episodes.len() - refinements.len(),
+                episodes.len(),
+            );
+        }
+        return Ok(Status::Stopped);
+    }
+    if all_failed && gold.iter().any(Option::is_some) {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("error: every episode failed; no P/R/F1 is reported");
         }
     }
     Ok(if failed > 0 {

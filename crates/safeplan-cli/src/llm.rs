@@ -130,7 +130,8 @@ pub fn run(args: &LlmArgs) -> u8 {
         LlmCommand::Ask(ask) => match run_ask(ask) {
             Ok(()) => 0,
             Err(e) => {
-                report(&e);
+                let kind = ask.provider.parse::<ProviderSpec>().ok().map(|s| s.kind);
+                report(&e, kind);
                 match e {
                     LlmError::Config { .. } => EXIT_CONFIG,
                     _ => EXIT_PROVIDER,
@@ -280,14 +281,27 @@ fn finish_name(f: &safeplan_llm::FinishReason) -> String {
     }
 }
 
-/// The error and a hint, on stderr.
-fn report(e: &LlmError) {
+/// The error and a hint, on stderr; the hint of a fatal error names the variables the spec
+/// of `kind` reads.
+fn report(e: &LlmError, kind: Option<safeplan_llm::ProviderKind>) {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let _ = writeln!(err, "error: {e}");
-    let hint: Option<String> = match e {
-        LlmError::Config { hint, .. } => hint.clone(),
-        LlmError::Auth { .. } => Some("check the API key (OPENAI_API_KEY, GEMINI_API_KEY) and its permissions".into()),
+    let hint: Option<String> = match (e, kind) {
+        (LlmError::Config { hint, .. }, _) => hint.clone(),
+        (e, Some(kind)) if e.is_fatal() => Some(kind.fix_for(e)),
+        (e, _) => hint_of(e),
+    };
+    if let Some(hint) = hint {
+        let _ = writeln!(err, "  hint: {hint}");
+    }
+    let _ = err.flush();
+}
+
+/// The general hint for an error, when the spec is unknown.
+fn hint_of(e: &LlmError) -> Option<String> {
+    match e {
+        LlmError::Auth { .. } => Some("check the API key of the provider and its permissions".into()),
         LlmError::RateLimited { .. } => Some("wait and try again, or raise --retries".into()),
         LlmError::QuotaExhausted { .. } => Some("the account's quota or credit is used up; check billing or the daily limit".into()),
         LlmError::Timeout { .. } => Some("raise --timeout, or check that the server is up".into()),
@@ -295,11 +309,7 @@ fn report(e: &LlmError) {
         LlmError::Malformed { .. } => Some("check the base URL: it must point at the provider's API (with /v1 for OpenAI-compatible servers)".into()),
         LlmError::ReplayMiss { .. } => Some("record the request first with --record PATH, with the same options".into()),
         _ => None,
-    };
-    if let Some(hint) = hint {
-        let _ = writeln!(err, "  hint: {hint}");
     }
-    let _ = err.flush();
 }
 
 /// The LLM reproducibility options of `bench` and `judge`: a response cache and a cassette

@@ -86,3 +86,12 @@ pub enum JudgeError {
         message: String,
     },
 }
+
+impl JudgeError {
+    /// Whether no other call can succeed either: an LLM error that is
+    /// [fatal](LlmError::is_fatal) (a wrong key, an exhausted quota, an unknown model, an
+    /// endpoint that is no chat API). A run stops calling after it.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, JudgeError::Llm(e) if e.is_fatal())
+    }
+}

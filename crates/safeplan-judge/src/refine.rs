@@ -153,6 +153,10 @@ pub struct Refinement {
     /// The error that stopped it, for [`StopReason::Error`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Whether that error is [fatal](JudgeError::is_fatal): no other call of this judge or
+    /// reviser can succeed as configured, and [`Refiner::refine_all`] stops there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fatal: bool,
 }
 
 impl Refinement {
@@ -216,10 +220,12 @@ impl Refiner {
         let mut stop = StopReason::MaxRounds;
         let mut converged_at = None;
         let mut error = None;
+        let mut fatal = false;
         for round in 1..=self.options.max_rounds {
             let judgement = match self.judge.critique(episode, &plan).await {
                 Ok(j) => j,
                 Err(e) => {
+                    fatal = e.is_fatal();
                     error = Some(format!("round {round}, judge {}: {e}", self.judge.name()));
                     stop = StopReason::Error;
                     break;
@@ -243,6 +249,7 @@ impl Refiner {
             {
                 Ok(r) => r,
                 Err(e) => {
+                    fatal = e.is_fatal();
                     rounds.push(Round {
                         round,
                         plan: plan.clone(),
@@ -285,25 +292,52 @@ impl Refiner {
             converged_at,
             stop,
             error,
+            fatal,
         }
     }
 
     /// Refine many episodes, at most `options.concurrency` at once. `on_done` is called
     /// as each finishes (in completion order, with its index in `episodes`), so a caller
     /// can write results and advance a progress bar as they come; the returned vector is
-    /// in input order.
+    /// in input order. The first episode runs before the others, and after a
+    /// [fatal](Refinement::fatal) error no further episode is started: the vector then holds
+    /// only the episodes that ran.
     pub async fn refine_all(
         &self,
         episodes: &[Episode],
         mut on_done: impl FnMut(usize, &Refinement),
     ) -> Vec<Refinement> {
         let mut done: Vec<Option<Refinement>> = vec![None; episodes.len()];
-        let mut stream = futures_util::stream::iter(episodes.iter().enumerate())
-            .map(|(i, e)| async move { (i, self.refine(e).await) })
-            .buffer_unordered(self.options.concurrency.max(1));
-        while let Some((i, r)) = stream.next().await {
-            on_done(i, &r);
-            done[i] = Some(r);
+        // The first episode runs alone: a judge that cannot work as configured (a wrong key,
+        // an unknown model) costs one call, not one per episode.
+        let Some(first) = episodes.first() else {
+            return Vec::new();
+        };
+        let r = self.refine(first).await;
+        on_done(0, &r);
+        let stop = r.fatal;
+        done[0] = Some(r);
+        if !stop {
+            let halted = std::sync::atomic::AtomicBool::new(false);
+            let halted = &halted;
+            let mut stream = futures_util::stream::iter(episodes.iter().enumerate().skip(1))
+                .map(|(i, e)| async move {
+                    if halted.load(std::sync::atomic::Ordering::Relaxed) {
+                        return (i, None);
+                    }
+                    let r = self.refine(e).await;
+                    if r.fatal {
+                        halted.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    (i, Some(r))
+                })
+                .buffer_unordered(self.options.concurrency.max(1));
+            while let Some((i, r)) = stream.next().await {
+                if let Some(r) = r {
+                    on_done(i, &r);
+                    done[i] = Some(r);
+                }
+            }
         }
         done.into_iter().flatten().collect()
     }

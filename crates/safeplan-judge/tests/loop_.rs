@@ -300,3 +300,44 @@ proptest::proptest! {
 
 #[allow(dead_code)]
 fn _object_safe(_: &dyn Judge, _: &dyn Reviser, _: Revision) {}
+
+#[test]
+fn a_judge_that_cannot_work_is_called_once_not_once_per_episode() {
+    // A wrong key: every call fails the same way. Ten episodes, concurrency 4: one call.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let judge = scripted(move |_, _| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        Err(JudgeError::Llm(safeplan_llm::LlmError::Auth {
+            status: 401,
+            message: "invalid api key".into(),
+        }))
+    });
+    let episodes: Vec<Episode> = (0..10)
+        .map(|i| Episode {
+            id: format!("e{i}"),
+            ..episode(&["a", "b"])
+        })
+        .collect();
+    let options = RefineOptions {
+        concurrency: 4,
+        ..RefineOptions::default()
+    };
+    let refiner = Refiner::new(judge, Arc::new(ApplyCritiques), options);
+    let done = block_on(refiner.refine_all(&episodes, |_, _| {}));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(done.len(), 1);
+    assert!(done[0].fatal && done[0].stop == StopReason::Error);
+    // A transient error is no reason to stop: every episode is tried.
+    let judge = scripted(|_, _| {
+        Err(JudgeError::Llm(safeplan_llm::LlmError::Server {
+            status: 503,
+            retry_after: None,
+            message: "overloaded".into(),
+        }))
+    });
+    let refiner = Refiner::new(judge, Arc::new(ApplyCritiques), RefineOptions::default());
+    let done = block_on(refiner.refine_all(&episodes, |_, _| {}));
+    assert_eq!(done.len(), 10);
+    assert!(done.iter().all(|r| !r.fatal));
+}

@@ -36,8 +36,18 @@ pub enum LlmError {
         /// The provider's message.
         message: String,
     },
-    /// The provider rejected the request (HTTP 400/404/422: unknown model, context too long,
-    /// bad parameter). Not retried: the same request fails the same way.
+    /// The server does not have the model asked for (OpenAI `model_not_found`, a 404 naming
+    /// the model, LiteLLM's "Invalid model name"). Not retried, and fatal: no request to this
+    /// model can succeed.
+    #[error("unknown model (HTTP {status}): {message}")]
+    UnknownModel {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// The provider rejected the request (HTTP 400/404/422: context too long, bad parameter,
+    /// a path the server does not serve). Not retried: the same request fails the same way.
     #[error("invalid request (HTTP {status}): {message}")]
     InvalidRequest {
         /// The HTTP status (0 when this crate rejected it before sending).
@@ -143,6 +153,23 @@ impl LlmError {
         )
     }
 
+    /// Whether no other request of the same configuration can succeed either, so a run should
+    /// stop asking this provider after the first such reply: a wrong or unauthorised key, an
+    /// exhausted quota, a model the server does not have, an endpoint that is no chat API (a
+    /// 404/405 on the request's path, or an answer that is not the protocol), a
+    /// configuration error. Every fatal error is also not retryable.
+    pub fn is_fatal(&self) -> bool {
+        match self {
+            LlmError::Auth { .. }
+            | LlmError::QuotaExhausted { .. }
+            | LlmError::UnknownModel { .. }
+            | LlmError::Malformed { .. }
+            | LlmError::Config { .. } => true,
+            LlmError::InvalidRequest { status, .. } => matches!(status, 404 | 405),
+            _ => false,
+        }
+    }
+
     /// The delay the provider asked for, if any.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
@@ -159,6 +186,7 @@ impl LlmError {
             LlmError::Auth { .. } => "auth",
             LlmError::RateLimited { .. } => "rate_limited",
             LlmError::QuotaExhausted { .. } => "quota_exhausted",
+            LlmError::UnknownModel { .. } => "unknown_model",
             LlmError::InvalidRequest { .. } => "invalid_request",
             LlmError::ContentFiltered { .. } => "content_filtered",
             LlmError::Timeout { .. } => "timeout",
@@ -205,6 +233,10 @@ impl LlmError {
                 message: s(message),
             },
             LlmError::QuotaExhausted { message } => LlmError::QuotaExhausted {
+                message: s(message),
+            },
+            LlmError::UnknownModel { status, message } => LlmError::UnknownModel {
+                status,
                 message: s(message),
             },
             LlmError::InvalidRequest { status, message } => LlmError::InvalidRequest {

@@ -10,7 +10,7 @@ use tracing::{debug, trace};
 use crate::LlmProvider;
 use crate::adapter::{self, HttpRequest, ResponseHeaders};
 use crate::error::LlmError;
-use crate::spec::ProviderConfig;
+use crate::spec::{ProviderConfig, ProviderKind};
 use crate::types::{ChatRequest, ChatResponse};
 
 /// Options of the HTTP client.
@@ -159,14 +159,27 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 pub struct HttpProvider {
     cfg: Arc<ProviderConfig>,
     id: String,
+    /// The base URL, when it is not the provider's usual one and the id does not name it.
+    endpoint: Option<String>,
     client: HttpClient,
 }
 
 impl HttpProvider {
     /// A provider for `cfg` sending through `client`.
     pub fn new(cfg: ProviderConfig, client: HttpClient) -> HttpProvider {
+        let usual = match cfg.kind {
+            ProviderKind::OpenAi => Some(crate::spec::OPENAI_DEFAULT_BASE),
+            ProviderKind::Gemini => Some(crate::spec::GEMINI_DEFAULT_BASE),
+            ProviderKind::Ollama => Some(crate::spec::OLLAMA_DEFAULT_BASE),
+            // Its id names its URL.
+            ProviderKind::OpenAiCompatible => None,
+        };
+        let endpoint = usual
+            .filter(|u| u.trim_end_matches('/') != cfg.base_url)
+            .map(|_| cfg.base_url.clone());
         HttpProvider {
             id: cfg.id(),
+            endpoint,
             cfg: Arc::new(cfg),
             client,
         }
@@ -182,6 +195,10 @@ impl HttpProvider {
 impl LlmProvider for HttpProvider {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    fn endpoint(&self) -> Option<&str> {
+        self.endpoint.as_deref()
     }
 
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {

@@ -110,6 +110,15 @@ pub trait LlmProvider: Send + Sync {
     /// provider's.
     fn id(&self) -> &str;
 
+    /// Where requests go when the id does not say: an `OPENAI_BASE_URL` that sends
+    /// `openai:gpt-4o-mini` to another server. Part of the response cache's key, so replies
+    /// of one server are never served for another. `None` (the default) for the provider's
+    /// usual endpoint, or when the id names it (`openai-compatible:URL#MODEL`). Layers report
+    /// their inner provider's.
+    fn endpoint(&self) -> Option<&str> {
+        None
+    }
+
     /// Send one chat request and wait for the whole reply.
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError>;
 }

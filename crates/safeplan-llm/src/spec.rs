@@ -31,6 +31,72 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
+    /// The environment variables a spec of this kind reads its key from, in order (none for
+    /// Ollama).
+    pub fn key_variables(self) -> &'static [&'static str] {
+        match self {
+            ProviderKind::OpenAi => &["OPENAI_API_KEY"],
+            ProviderKind::OpenAiCompatible => &["OPENAI_COMPATIBLE_API_KEY"],
+            ProviderKind::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+            ProviderKind::Ollama => &[],
+        }
+    }
+
+    /// The environment variable that moves its endpoint, if any (`openai-compatible` names
+    /// its URL in the spec).
+    pub fn base_variable(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenAi => Some("OPENAI_BASE_URL"),
+            ProviderKind::OpenAiCompatible => None,
+            ProviderKind::Gemini => Some("GEMINI_BASE_URL"),
+            ProviderKind::Ollama => Some("OLLAMA_HOST"),
+        }
+    }
+
+    /// The kind a provider id (`openai:gpt-4o-mini`, `openai-compatible:URL#MODEL`) names.
+    pub fn of_id(id: &str) -> Option<ProviderKind> {
+        let prefix = id.split_once(':').map_or(id, |(p, _)| p);
+        [
+            ProviderKind::OpenAi,
+            ProviderKind::OpenAiCompatible,
+            ProviderKind::Gemini,
+            ProviderKind::Ollama,
+        ]
+        .into_iter()
+        .find(|k| k.prefix() == prefix)
+    }
+
+    /// How to fix `error` for a spec of this kind, naming the variables it reads: what a run
+    /// that stops on a [fatal](LlmError::is_fatal) error says.
+    pub fn fix_for(self, error: &LlmError) -> String {
+        let key = match self.key_variables() {
+            [] => "it sends no key".to_string(),
+            [one] => format!("this spec reads its key from {one}"),
+            [first, rest @ ..] => {
+                format!(
+                    "this spec reads its key from {first} (or {})",
+                    rest.join(", ")
+                )
+            }
+        };
+        let base = match self.base_variable() {
+            Some(v) => format!("its endpoint from {v}"),
+            None => "its endpoint from the spec's URL".to_string(),
+        };
+        let what = match error {
+            LlmError::Auth { .. } => "check the key and its permissions",
+            LlmError::QuotaExhausted { .. } => "add credit or raise the quota or budget",
+            LlmError::UnknownModel { .. } => "check the model's name (the server does not have it)",
+            LlmError::Malformed { .. } | LlmError::InvalidRequest { .. } => {
+                "check the endpoint: it does not answer as this protocol's chat API"
+            }
+            _ => "fix the configuration",
+        };
+        format!("{what}; {key}, {base}")
+    }
+}
+
+impl ProviderKind {
     /// The spec prefix (`openai`, `openai-compatible`, `gemini`, `ollama`).
     pub fn prefix(self) -> &'static str {
         match self {
@@ -180,6 +246,7 @@ impl ProviderSpec {
                     )
                 })?;
                 let base = var("OPENAI_BASE_URL").unwrap_or_else(|| OPENAI_DEFAULT_BASE.to_owned());
+                http_url("OPENAI_BASE_URL", &base)?;
                 (base, Some(ApiKey::new(key)))
             }
             ProviderKind::OpenAiCompatible => {
@@ -198,6 +265,7 @@ impl ProviderSpec {
                         )
                     })?;
                 let base = var("GEMINI_BASE_URL").unwrap_or_else(|| GEMINI_DEFAULT_BASE.to_owned());
+                http_url("GEMINI_BASE_URL", &base)?;
                 (base, Some(ApiKey::new(key)))
             }
             ProviderKind::Ollama => {
@@ -214,6 +282,18 @@ impl ProviderSpec {
             send_temperature: None,
         })
     }
+}
+
+/// A base URL from `variable` must name its scheme: `127.0.0.1:4000/v1` would fail at every
+/// request as a network error, retried; refuse it before the first.
+fn http_url(variable: &str, url: &str) -> Result<(), LlmError> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        return Ok(());
+    }
+    Err(LlmError::config(
+        format!("{variable}={url:?} is not an http(s) URL"),
+        format!("write it with its scheme, e.g. {variable}=http://{url}"),
+    ))
 }
 
 /// A base URL with `user:password@` would put a secret into the provider id, logs, cache

@@ -131,6 +131,10 @@ impl LlmProvider for UsageTracker {
         self.inner.id()
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        self.inner.endpoint()
+    }
+
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let result = self.inner.chat(req).await;
         let cost = result.as_ref().ok().and_then(|r| self.cost_of(r));

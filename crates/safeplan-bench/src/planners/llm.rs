@@ -6,9 +6,11 @@
 //!
 //! Failures are classified for resuming: a timeout is the model's result (the attempt is
 //! infeasible), a reply blocked by the provider's content filter is an empty answer (the
-//! model, as deployed, gave no plan), and every other provider error — authentication,
-//! quota, rate limit, network, a malformed response — leaves the attempt without a result,
-//! so a resumed run asks again.
+//! model, as deployed, gave no plan), a fatal provider error (a wrong key, an exhausted
+//! quota, an unknown model, an endpoint that is no chat API: [`LlmError::is_fatal`]) stops
+//! the run asking this planner ([`PlannerError::Fatal`], naming the variables the spec
+//! reads), and every other provider error — rate limit, network, a server error — leaves the
+//! attempt without a result, so a resumed run asks again.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -122,6 +124,8 @@ impl LlmPlanner {
             cost_usd: self.usage.as_ref().and_then(|u| u.cost_of(&response)),
             input_tokens: Some(response.usage.input_tokens),
             output_tokens: Some(response.usage.output_tokens),
+            // The call's own latency: a cached or replayed reply keeps the original one.
+            latency_ms: Some(response.latency_ms as f64),
             raw: Some(response.text),
             note: (!notes.is_empty()).then(|| notes.join("; ")),
         }
@@ -165,6 +169,16 @@ impl Planner for LlmPlanner {
                 )),
                 ..Answer::default()
             }),
+            Err(e) if e.is_fatal() => {
+                let fix = safeplan_llm::ProviderKind::of_id(self.provider.id())
+                    .map(|k| format!("; {}", k.fix_for(&e)))
+                    .unwrap_or_default();
+                Err(PlannerError::Fatal(format!(
+                    "{} ({}): {e}{fix}",
+                    self.id,
+                    e.kind()
+                )))
+            }
             Err(e) => Err(PlannerError::Transient(format!(
                 "{} ({}): {e}",
                 self.provider.id(),

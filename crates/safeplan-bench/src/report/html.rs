@@ -198,6 +198,20 @@ fn plan_sections(b: &mut String, r: &Report) {
         "planner", "n", "errors", "F", "S", "SP", "SI", "F×SI",
     ]));
     for q in &r.planners {
+        if q.n == 0 {
+            // Rates of nothing are no rates: say so instead of 0.0% [0.0, 0.0].
+            b.push_str(&row(&[
+                escape(&q.id),
+                "0".into(),
+                q.errors.to_string(),
+                "no attempt has a result".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+            ]));
+            continue;
+        }
         b.push_str(&row(&[
             escape(&q.id),
             q.n.to_string(),

@@ -154,6 +154,21 @@ fn plan_sections(s: &mut String, r: &Report) {
     s.push_str("| planner | n | errors | F | S | SP | SI | F×SI |\n");
     s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for p in &r.planners {
+        if p.n == 0 {
+            // Rates of nothing are no rates: say so instead of 0.0% [0.0, 0.0].
+            let _ = writeln!(
+                s,
+                "| {} | 0 | {} | no attempt has a result{} | – | – | – | – |",
+                cell(&p.id),
+                p.errors,
+                if p.errors > 0 {
+                    " (every one failed with an error; see the run's messages)"
+                } else {
+                    ""
+                }
+            );
+            continue;
+        }
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {:.1}% |",

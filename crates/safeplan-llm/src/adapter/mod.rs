@@ -167,12 +167,36 @@ pub(crate) fn text_message(body: &[u8]) -> String {
 }
 
 /// Map an error status to its variant, once the provider-specific cases (quota, content
-/// filter, bad key reported as 400) have been taken out.
+/// filter, bad key reported as 400) have been taken out. The wording of the message
+/// decides two cases every server words alike: an unknown model (404 naming the model;
+/// LiteLLM's 400 "Invalid model name"; Ollama's "model ... not found") and an exhausted
+/// quota or budget (OpenAI's "exceeded your current quota", LiteLLM's "Budget has been
+/// exceeded"), which no wait will cure.
 pub(crate) fn classify_status(
     status: u16,
     message: String,
     retry_after: Option<Duration>,
 ) -> LlmError {
+    let lower = message.to_ascii_lowercase();
+    let names_model = lower.contains("model");
+    if (400..500).contains(&status)
+        && (lower.contains("exceeded your current quota")
+            || lower.contains("insufficient_quota")
+            || lower.contains("budget has been exceeded")
+            || lower.contains("budget exceeded"))
+    {
+        return LlmError::QuotaExhausted { message };
+    }
+    if (status == 404 && names_model)
+        || (matches!(status, 400 | 422)
+            && (lower.contains("invalid model")
+                || lower.contains("model_not_found")
+                || lower.contains("unknown model")
+                || (names_model
+                    && (lower.contains("not found") || lower.contains("does not exist")))))
+    {
+        return LlmError::UnknownModel { status, message };
+    }
     match status {
         401 | 403 => LlmError::Auth { status, message },
         429 => LlmError::RateLimited {

@@ -172,6 +172,9 @@ fn parse_error(status: u16, headers: &ResponseHeaders, body: &[u8]) -> LlmError 
     if is("invalid_api_key") && status == 400 {
         return LlmError::Auth { status, message };
     }
+    if is("model_not_found") {
+        return LlmError::UnknownModel { status, message };
+    }
     // Azure OpenAI reports a filtered prompt as a 400 with code `content_filter`.
     if is("content_filter") {
         return LlmError::ContentFiltered { message };

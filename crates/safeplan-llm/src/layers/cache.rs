@@ -16,7 +16,8 @@ use crate::types::{ChatRequest, ChatResponse, Origin};
 ///
 /// - Only deterministic requests ([`ChatRequest::is_deterministic`]: temperature 0 or a
 ///   sample id) are looked up or stored; others always go to the provider.
-/// - The key is [`request_digest`] (provider id, model, every request option, sample id).
+/// - The key is [`request_digest`] (provider id, model, every request option, sample id;
+///   and the endpoint when the id does not name it, [`LlmProvider::endpoint`]).
 ///   A row holds the key, the provider id and the response JSON: never a key or header.
 /// - `bypass` skips the lookup but still stores the fresh response, so a bypassed run
 ///   refreshes the cache.
@@ -130,11 +131,20 @@ impl LlmProvider for Cache {
         self.inner.id()
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        self.inner.endpoint()
+    }
+
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         if !req.is_deterministic() {
             return self.inner.chat(req).await;
         }
-        let key = request_digest(self.inner.id(), req);
+        // The endpoint, when the id does not name it, keys the entry too: a reply cached
+        // from one server is never served for another.
+        let key = match self.inner.endpoint() {
+            Some(endpoint) => request_digest(&format!("{}@{endpoint}", self.inner.id()), req),
+            None => request_digest(self.inner.id(), req),
+        };
         if !self.bypass {
             match self.lookup(key.clone()).await {
                 Ok(Some(mut hit)) => {

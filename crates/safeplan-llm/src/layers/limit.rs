@@ -125,6 +125,10 @@ impl LlmProvider for Limit {
         self.inner.id()
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        self.inner.endpoint()
+    }
+
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let _permit = match &self.slots {
             Some(s) => Some(s.acquire().await.map_err(|_| LlmError::Config {

@@ -66,6 +66,10 @@ impl LlmProvider for Record {
         self.inner.id()
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        self.inner.endpoint()
+    }
+
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let response = self.inner.chat(req).await?;
         let entry = CassetteEntry {

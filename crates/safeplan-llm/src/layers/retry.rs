@@ -92,6 +92,10 @@ impl LlmProvider for Retry {
         self.inner.id()
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        self.inner.endpoint()
+    }
+
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let mut attempt = 1;
         loop {

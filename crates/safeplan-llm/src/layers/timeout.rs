@@ -29,6 +29,10 @@ impl LlmProvider for Timeout {
         self.inner.id()
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        self.inner.endpoint()
+    }
+
     async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
         match tokio::time::timeout(self.after, self.inner.chat(req)).await {
             Ok(result) => result,

@@ -202,7 +202,7 @@ fn error_bodies_map_to_variants() {
 
     let e = gemini::parse(404, &headers(&[]), &fixture("gemini/error_not_found.json")).unwrap_err();
     assert!(
-        matches!(e, LlmError::InvalidRequest { status: 404, .. }),
+        matches!(e, LlmError::UnknownModel { status: 404, .. }) && e.is_fatal(),
         "{e:?}"
     );
 

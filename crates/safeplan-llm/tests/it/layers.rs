@@ -721,3 +721,43 @@ fn price_tables_read_from_json() {
         Err(LlmError::Config { .. })
     ));
 }
+
+#[tokio::test]
+async fn the_cache_keeps_two_endpoints_of_one_spec_apart() {
+    // `openai:gpt-4o-mini` sent to two servers (OPENAI_BASE_URL moved): a reply cached from
+    // the first is never served for the second.
+    let dir = TempDir::new("cache-endpoints");
+    let (a, b) = (MockServer::start().await, MockServer::start().await);
+    for s in [&a, &b] {
+        Mock::given(method("POST"))
+            .respond_with(openai_ok())
+            .expect(1)
+            .mount(s)
+            .await;
+    }
+    let req = ChatRequest::user("hi").with_temperature(0.0);
+    let first = Cache::open(openai_at(&a, None), &dir.join("c.sqlite"), false).unwrap();
+    assert_eq!(first.chat(&req).await.unwrap().origin, Origin::Network);
+    assert_eq!(first.chat(&req).await.unwrap().origin, Origin::Cache);
+    let second = Cache::open(openai_at(&b, None), &dir.join("c.sqlite"), false).unwrap();
+    assert_eq!(second.chat(&req).await.unwrap().origin, Origin::Network);
+    a.verify().await;
+    b.verify().await;
+}
+
+#[tokio::test]
+async fn a_cache_hit_keeps_the_latency_of_the_call_that_made_it() {
+    let dir = TempDir::new("cache-latency");
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(openai_ok().set_delay(std::time::Duration::from_millis(150)))
+        .mount(&server)
+        .await;
+    let cache = Cache::open(openai_at(&server, None), &dir.join("c.sqlite"), false).unwrap();
+    let req = ChatRequest::user("hi").with_temperature(0.0);
+    let first = cache.chat(&req).await.unwrap();
+    assert!(first.latency_ms >= 150, "{}", first.latency_ms);
+    let hit = cache.chat(&req).await.unwrap();
+    assert_eq!(hit.origin, Origin::Cache);
+    assert_eq!(hit.latency_ms, first.latency_ms);
+}

@@ -87,7 +87,7 @@ fn parses_a_documented_response() {
 fn model_not_found() {
     let e = ollama::parse(404, &headers(&[]), &fixture("ollama/error_not_found.json")).unwrap_err();
     match e {
-        LlmError::InvalidRequest {
+        LlmError::UnknownModel {
             status: 404,
             message,
         } => {

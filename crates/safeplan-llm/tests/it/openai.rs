@@ -291,7 +291,7 @@ fn error_bodies_map_to_variants() {
     let e = openai::parse(404, &headers(&[]), br#"{"error": "model 'x' not found"}"#).unwrap_err();
     assert_eq!(
         e,
-        LlmError::InvalidRequest {
+        LlmError::UnknownModel {
             status: 404,
             message: "model 'x' not found".into()
         }
@@ -319,4 +319,55 @@ fn malformed_success_bodies() {
     assert!(matches!(e, LlmError::Malformed { .. }));
     let e = openai::parse(200, &headers(&[]), b"").unwrap_err();
     assert!(matches!(e, LlmError::Malformed { ref message, .. } if message == "empty body"));
+}
+
+#[test]
+fn what_no_retry_can_fix_is_fatal() {
+    // OpenAI's unknown model; LiteLLM's; a 404 naming the model; a 404 on a wrong path.
+    let openai_unknown = br#"{"error":{"message":"The model `gpt-5o` does not exist","type":"invalid_request_error","code":"model_not_found"}}"#;
+    let e = openai::parse(404, &headers(&[]), openai_unknown).unwrap_err();
+    assert!(
+        matches!(e, LlmError::UnknownModel { status: 404, .. }),
+        "{e:?}"
+    );
+    let litellm = br#"{"error":{"message":"Invalid model name passed in model=gpt-5o. Call `/v1/models` to view available models for your key.","type":"invalid_request_error","param":"model","code":"400"}}"#;
+    let e = openai::parse(400, &headers(&[]), litellm).unwrap_err();
+    assert!(
+        matches!(e, LlmError::UnknownModel { status: 400, .. }),
+        "{e:?}"
+    );
+    let wrong_path = b"<html><body>404 Not Found</body></html>";
+    let e = openai::parse(404, &headers(&[]), wrong_path).unwrap_err();
+    assert!(
+        matches!(e, LlmError::InvalidRequest { status: 404, .. }),
+        "{e:?}"
+    );
+    assert!(e.is_fatal());
+    // LiteLLM's exhausted budget is a quota, not a bad request.
+    let budget = br#"{"error":{"message":"Budget has been exceeded! Current cost: 1.2, Max budget: 1.0","type":"budget_exceeded","code":"400"}}"#;
+    let e = openai::parse(400, &headers(&[]), budget).unwrap_err();
+    assert!(matches!(e, LlmError::QuotaExhausted { .. }), "{e:?}");
+    // Fatal: auth, quota, unknown model, garbage, configuration. Not fatal: a rate limit, a
+    // server error, a context that is too long.
+    let fatal = |e: LlmError| e.is_fatal();
+    assert!(fatal(LlmError::Auth {
+        status: 401,
+        message: String::new()
+    }));
+    assert!(fatal(LlmError::QuotaExhausted {
+        message: String::new()
+    }));
+    assert!(!fatal(LlmError::RateLimited {
+        retry_after: None,
+        message: String::new()
+    }));
+    assert!(!fatal(LlmError::Server {
+        status: 503,
+        retry_after: None,
+        message: String::new()
+    }));
+    assert!(!fatal(LlmError::InvalidRequest {
+        status: 400,
+        message: "context too long".into()
+    }));
 }

@@ -171,3 +171,38 @@ fn retry_after_values() {
     );
     assert_eq!(parse_proto_duration("37"), None);
 }
+
+#[test]
+fn a_base_url_without_its_scheme_is_refused_before_any_request() {
+    let spec: ProviderSpec = "openai:gpt-4o-mini".parse().unwrap();
+    let env = |name: &str| match name {
+        "OPENAI_API_KEY" => Some("sk-x".to_string()),
+        "OPENAI_BASE_URL" => Some("127.0.0.1:4000/v1".to_string()),
+        _ => None,
+    };
+    let e = spec.resolve(&env).unwrap_err();
+    assert!(matches!(e, LlmError::Config { .. }), "{e:?}");
+    assert!(e.to_string().contains("OPENAI_BASE_URL"), "{e}");
+}
+
+#[test]
+fn the_fix_of_a_fatal_error_names_the_variables_the_spec_reads() {
+    let auth = LlmError::Auth {
+        status: 401,
+        message: "bad key".into(),
+    };
+    let fix = ProviderKind::OpenAiCompatible.fix_for(&auth);
+    assert!(fix.contains("OPENAI_COMPATIBLE_API_KEY"), "{fix}");
+    assert!(!fix.contains("GEMINI"), "{fix}");
+    let fix = ProviderKind::OpenAi.fix_for(&auth);
+    assert!(
+        fix.contains("OPENAI_API_KEY") && fix.contains("OPENAI_BASE_URL"),
+        "{fix}"
+    );
+    let fix = ProviderKind::Gemini.fix_for(&auth);
+    assert!(fix.contains("GEMINI_API_KEY (or GOOGLE_API_KEY)"), "{fix}");
+    assert_eq!(
+        ProviderKind::of_id("openai-compatible:http://h/v1#m"),
+        Some(ProviderKind::OpenAiCompatible)
+    );
+}
