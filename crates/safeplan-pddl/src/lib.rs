@@ -61,6 +61,7 @@ pub mod diagnostic;
 pub(crate) mod lexer;
 pub mod parser;
 pub mod plan;
+pub mod reply;
 pub mod requirements;
 pub mod span;
 pub mod write;
@@ -70,7 +71,8 @@ pub use check::{
     CheckOptions, TaskIndex, check_domain, check_plan, check_problem, preference_names,
 };
 pub use diagnostic::{Code, Diagnostic, FileKind, Severity, has_errors};
-pub use plan::{extract_plan, parse_plan};
+pub use plan::parse_plan;
+pub use reply::extract_plan;
 pub use span::{LineCol, LineIndex, Span};
 pub use write::{write_domain, write_effect, write_formula, write_plan, write_problem};
 
