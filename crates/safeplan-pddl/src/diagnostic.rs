@@ -97,6 +97,15 @@ pub enum Code {
     UnknownObject,
     /// Text in a plan that is not a step (skipped by the lenient reader).
     SkippedText,
+    /// A reply states more than one plan (the same one twice, a draft and a final answer):
+    /// the warning names the lines read.
+    AmbiguousReply,
+    /// A reply spells an action in another case or with other separators (`PickUp` for
+    /// `pick-up`): read as the task's action.
+    RespelledAction,
+    /// A reply's line between two steps is a step with broken parentheses
+    /// (`Unload-truck p3 t1 l1-0)`): read as that step.
+    RepairedStep,
 }
 
 impl Code {
@@ -132,6 +141,9 @@ impl Code {
             Code::UnknownAction => "unknown-action",
             Code::UnknownObject => "unknown-object",
             Code::SkippedText => "skipped-text",
+            Code::AmbiguousReply => "ambiguous-reply",
+            Code::RespelledAction => "respelled-action",
+            Code::RepairedStep => "repaired-step",
         }
     }
 }

@@ -5,6 +5,7 @@ mod constraints;
 mod corpus;
 mod malformed;
 mod plan;
+mod replies;
 mod roundtrip;
 
 pub use safeplan_testkit::data_dir;

@@ -1,23 +1,12 @@
-//! Plans out of LLM replies: the lenient extractor ([`extract_plan`]) and the reply reader
-//! built on it ([`read_reply`]).
-//!
-//! A chat model answers a planning prompt with prose, Markdown, code fences of any language,
-//! numbered lists, JSON, reasoning blocks, and sometimes the plan twice or no plan at all.
-//! [`extract_plan`] finds the steps in such text by position and shape alone, with a warning
-//! for every stretch it skips. [`read_reply`] adds what reading a reply as a *verdict input*
-//! needs: it ignores reasoning blocks (`<think>...</think>`), reads JSON answers and
-//! `(plan ...)` wrappers, tells a task's state facts (`(on a b)`) from its actions when it
-//! knows the task's [`Vocabulary`], keeps one copy of a plan stated twice, and says whether
-//! the reply holds a plan at all: a reply from which no step can be read is *no plan*
-//! ([`NoPlan`]), never an empty plan, unless it states the empty plan itself. The rules, each
-//! with an example, are in docs/FORMAT.md ("Plans in LLM replies").
+//! The lenient extractor: steps found in prose, Markdown and lists by their position and
+//! shape alone ([`extract_plan`]), each skipped stretch of text warned about.
 
+use crate::Parsed;
 use crate::ast::{Name, Plan, PlanStep};
 use crate::diagnostic::{Code, Diagnostic, FileKind};
 use crate::parser::is_name_char;
 use crate::plan::{cost_comment, is_blank, line_end, shorten, span};
 use crate::span::Span;
-use crate::Parsed;
 
 const FILE: FileKind = FileKind::Plan;
 
@@ -407,7 +396,9 @@ impl<'a> Extractor<'a> {
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
         if (1..=6).contains(&digits) {
             let rest = &s[digits..];
-            if let Some(after) = rest.strip_prefix(['.', ')'])
+            // `1.`, `1)`, and the rarer `1-` (seen in GPT-4's replies: a step dropped here
+            // would change the plan's verdict). `1:` is a timestamp (rule 3).
+            if let Some(after) = rest.strip_prefix(['.', ')', '-'])
                 && !after.starts_with(|c: char| c.is_ascii_digit())
                 && followed_ok(after)
             {
