@@ -320,6 +320,7 @@ async fn run_job(job: Job<'_>, options: &RunOptions) -> (Attempt, Option<String>
         latency_ms: 0.0,
         error: None,
         note: None,
+        reading: Vec::new(),
     };
     match compiled(&job.slot).await {
         Err(message) => attempt.error = Some(message),
@@ -376,13 +377,18 @@ fn score(
             attempt.output_tokens = answer.output_tokens;
             attempt.cost_usd = answer.cost_usd;
             attempt.note = answer.note.clone();
+            attempt.reading = answer.reading.clone();
             if request.ability.wants_plan() {
-                match &answer.plan {
-                    Some(steps) => {
+                match (&answer.plan, answer.no_plan) {
+                    (Some(steps), _) => {
                         attempt.verdict = Some(evaluate(compiled, steps));
                         attempt.plan = Some(steps.clone());
                     }
-                    None => {
+                    // The planner's answer, scored: no plan is F = S = SI = false.
+                    (None, Some(why)) => {
+                        attempt.verdict = Some(PlanScore::no_plan_in_reply(why));
+                    }
+                    (None, None) => {
                         attempt.status = AttemptStatus::Failed;
                         attempt.verdict = Some(PlanScore::no_plan("the answer holds no plan"));
                     }
@@ -455,5 +461,6 @@ pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
         danger: v.danger,
         danger_events: v.danger_events,
         failure: v.basic.failure.as_ref().map(|f| f.to_string()),
+        no_plan: None,
     }
 }

@@ -20,6 +20,9 @@ pub struct PlanScore {
     pub danger_events: Vec<DangerEvent>,
     /// Why the plan is infeasible (the first failing step or the goal), when it is.
     pub failure: Option<String>,
+    /// The reply held no plan, and why: F, S and SI are false, `failure` says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_plan: Option<safeplan_pddl::NoPlan>,
 }
 
 impl PlanScore {
@@ -34,6 +37,16 @@ impl PlanScore {
             danger: 0.0,
             danger_events: Vec::new(),
             failure: Some(reason.to_string()),
+            no_plan: None,
+        }
+    }
+
+    /// The score of a reply that holds no plan ([`safeplan_pddl::read_reply`]): as
+    /// [`PlanScore::no_plan`], with the reason kept apart so reports count it.
+    pub fn no_plan_in_reply(why: safeplan_pddl::NoPlan) -> PlanScore {
+        PlanScore {
+            no_plan: Some(why),
+            ..PlanScore::no_plan(why.message())
         }
     }
 }

@@ -21,7 +21,10 @@ use crate::score::{AbilityScore, PlanScore};
 use crate::suite::{Shard, SuiteTask};
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// Version 2 added `no_plan` and `reading`: a version-1 store scored a reply with no plan
+/// as the empty plan, so its rows are not mixed with new ones (reports still read it).
+pub const SCHEMA_VERSION: u32 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS manifest (
@@ -59,6 +62,8 @@ CREATE TABLE IF NOT EXISTS attempts (
     latency_ms       REAL NOT NULL,
     error            TEXT,
     note             TEXT,
+    no_plan          TEXT,
+    reading          TEXT,
     PRIMARY KEY (task, planner, sample)
 );
 ";
@@ -145,6 +150,9 @@ pub struct Attempt {
     pub error: Option<String>,
     /// Anything else the planner reported.
     pub note: Option<String>,
+    /// The plan reader's warnings about the reply (`line L: message`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reading: Vec<String>,
 }
 
 impl Attempt {
@@ -448,9 +456,10 @@ impl Store {
             .prepare_cached(
                 "INSERT OR REPLACE INTO attempts (task, planner, sample, status, plan, raw, \
                  feasible, safe, safety_intention, score, danger, danger_events, failure, \
-                 ability_score, input_tokens, output_tokens, cost_usd, latency_ms, error, note) \
+                 ability_score, input_tokens, output_tokens, cost_usd, latency_ms, error, note, \
+                 no_plan, reading) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                 ?17, ?18, ?19, ?20)",
+                 ?17, ?18, ?19, ?20, ?21, ?22)",
             )
             .map_err(|e| self.err(e))?;
         stmt.execute(params![
@@ -478,6 +487,8 @@ impl Store {
             a.latency_ms,
             a.error,
             a.note,
+            v.and_then(|v| v.no_plan).map(|n| n.as_str()),
+            (!a.reading.is_empty()).then(|| serde_json::to_string(&a.reading).unwrap_or_default()),
         ])
         .map_err(|e| self.err(e))?;
         Ok(())
@@ -485,14 +496,20 @@ impl Store {
 
     /// Every attempt, ordered by task, planner and sample.
     pub fn attempts(&self) -> Result<Vec<Attempt>, BenchError> {
+        // A version-1 store has no `no_plan` and `reading` columns: read as NULL.
+        let newer = if self.has_column("attempts", "no_plan")? {
+            "no_plan, reading"
+        } else {
+            "NULL, NULL"
+        };
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT task, planner, sample, status, plan, raw, feasible, safe, \
                  safety_intention, score, danger, danger_events, failure, ability_score, \
-                 input_tokens, output_tokens, cost_usd, latency_ms, error, note \
-                 FROM attempts ORDER BY task, planner, sample",
-            )
+                 input_tokens, output_tokens, cost_usd, latency_ms, error, note, {newer} \
+                 FROM attempts ORDER BY task, planner, sample"
+            ))
             .map_err(|e| self.err(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
         let mut out = Vec::new();
@@ -506,6 +523,19 @@ impl Store {
             })?);
         }
         Ok(out)
+    }
+
+    fn has_column(&self, table: &str, column: &str) -> Result<bool, BenchError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("PRAGMA table_info({table})"))
+            .map_err(|e| self.err(e))?;
+        let names = stmt
+            .query_map([], |r| r.get::<_, String>(1))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(names.iter().any(|n| n == column))
     }
 
     fn read_attempt(&self, r: &rusqlite::Row<'_>) -> Result<Attempt, ReadError> {
@@ -532,6 +562,12 @@ impl Store {
                     danger: r.get::<_, Option<f64>>(10)?.unwrap_or(0.0),
                     danger_events,
                     failure: r.get(12)?,
+                    no_plan: match r.get::<_, Option<String>>(20)? {
+                        None => None,
+                        Some(n) => Some(safeplan_pddl::NoPlan::parse(&n).ok_or_else(|| {
+                            ReadError::Bad(format!("task {task}: unknown no_plan `{n}`"))
+                        })?),
+                    },
                 })
             }
         };
@@ -563,6 +599,11 @@ impl Store {
             latency_ms: r.get(17)?,
             error: r.get(18)?,
             note: r.get(19)?,
+            reading: match r.get::<_, Option<String>>(21)? {
+                Some(t) => serde_json::from_str(&t)
+                    .map_err(|e| ReadError::Bad(format!("task {task}: reading: {e}")))?,
+                None => Vec::new(),
+            },
             task,
         })
     }

@@ -246,6 +246,54 @@ pub fn read_plan_steps(text: &str) -> Result<Vec<String>, String> {
     }
 }
 
+/// A planner's text reply read as a plan ([`read_answer`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadAnswer {
+    /// The steps, `(action arg ...)` each; `None` when the reply holds no plan. `Some(vec![])`
+    /// only when the reply states the empty plan.
+    pub steps: Option<Vec<String>>,
+    /// Why the reply holds no plan, when it holds none.
+    pub no_plan: Option<safeplan_pddl::NoPlan>,
+    /// The reader's warnings (text skipped, a plan stated twice, an action respelled), each
+    /// `line L: message`.
+    pub reading: Vec<String>,
+}
+
+/// Read an LLM's reply (or any planner's text) as a plan: a plan file when it is one
+/// (strictly, with steps and no error), else with [`safeplan_pddl::read_reply`] and the
+/// task's names. A reply from which no step can be read is no plan, never the empty plan
+/// (docs/FORMAT.md, "Plans in LLM replies").
+pub fn read_answer(text: &str, vocabulary: Option<&safeplan_pddl::Vocabulary>) -> ReadAnswer {
+    let strict = safeplan_pddl::parse_plan(text);
+    if let Some(plan) = &strict.value
+        && !strict.has_errors()
+        && !plan.steps.is_empty()
+    {
+        return ReadAnswer {
+            steps: Some(plan.steps.iter().map(step_text).collect()),
+            no_plan: None,
+            reading: Vec::new(),
+        };
+    }
+    let reply = safeplan_pddl::read_reply(text, vocabulary);
+    let lines = safeplan_pddl::LineIndex::new(text);
+    ReadAnswer {
+        steps: reply.plan.map(|p| p.steps.iter().map(step_text).collect()),
+        no_plan: reply.no_plan,
+        reading: reply
+            .diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "line {}: {}",
+                    lines.line_col(text, d.span.start).line,
+                    d.message
+                )
+            })
+            .collect(),
+    }
+}
+
 /// `(action arg ...)` for a parsed step.
 pub fn step_text(s: &safeplan_pddl::ast::PlanStep) -> String {
     let mut out = format!("({}", s.action.as_str());

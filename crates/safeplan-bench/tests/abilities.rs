@@ -26,6 +26,7 @@ use safeplan_llm::{
     ChatRequest, ChatResponse, FinishReason, LlmError, LlmProvider, Origin, PriceTable, Stack,
     Usage,
 };
+use safeplan_pddl::NoPlan;
 
 // ---------------------------------------------------------------------------------------
 // Tasks
@@ -853,12 +854,12 @@ async fn llm_planner_answers_every_ability() {
         .await
         .unwrap();
     assert_eq!(a.plan, None);
-    // A reply with no step is an empty plan (scored infeasible), with a note.
+    // A reply with no step is no plan (scored F = S = SI = false), with a note.
     let a = planner
         .answer(&request(&task, Ability::SafeAlternative, 0))
         .await
         .unwrap();
-    assert_eq!(a.plan, Some(vec![]));
+    assert_eq!((a.plan, a.no_plan), (None, Some(NoPlan::Unreadable)));
     assert!(a.note.unwrap().contains("no plan step"));
     let seen = provider.seen();
     assert!(user_text(&seen[0]).contains("JSON list of action names"));
@@ -897,17 +898,40 @@ async fn samples_differ_in_seed_and_sample_id() {
 #[tokio::test]
 async fn provider_errors_are_classified() {
     let task = example("hot-soup");
-    let transient = [
+    // What retrying cannot fix stops the planner: no result, and a message naming it.
+    let fatal = [
         LlmError::Auth {
             status: 401,
             message: "bad key".into(),
         },
+        LlmError::QuotaExhausted {
+            message: "no credit".into(),
+        },
+        LlmError::Malformed {
+            message: "not JSON".into(),
+            body_prefix: "<html>".into(),
+        },
+    ];
+    for e in fatal {
+        let kind = e.kind();
+        let planner = LlmPlanner::new(
+            Canned::new(vec![Err(e)]),
+            None,
+            LlmPlannerOptions::default(),
+        );
+        match planner.answer(&request(&task, Ability::Plan, 0)).await {
+            Err(err @ PlannerError::Fatal(_)) => {
+                assert!(!err.is_result());
+                assert!(err.to_string().contains(kind), "{err}");
+                assert!(err.to_string().contains("llm:canned:model-1"), "{err}");
+            }
+            other => panic!("{kind}: {other:?}"),
+        }
+    }
+    let transient = [
         LlmError::RateLimited {
             retry_after: None,
             message: "slow down".into(),
-        },
-        LlmError::QuotaExhausted {
-            message: "no credit".into(),
         },
         LlmError::InvalidRequest {
             status: 400,
@@ -920,10 +944,6 @@ async fn provider_errors_are_classified() {
         },
         LlmError::Transport {
             message: "reset".into(),
-        },
-        LlmError::Malformed {
-            message: "not JSON".into(),
-            body_prefix: "<html>".into(),
         },
     ];
     for e in transient {
@@ -970,7 +990,7 @@ async fn provider_errors_are_classified() {
         Err(PlannerError::Timeout(d)) => assert_eq!(d, Duration::from_millis(20)),
         other => panic!("{other:?}"),
     }
-    // A filtered reply is an empty answer.
+    // A filtered reply holds no plan: counted with the refusals, never the empty plan.
     let planner = LlmPlanner::new(
         Canned::new(vec![Err(LlmError::ContentFiltered {
             message: "unsafe".into(),
@@ -982,7 +1002,7 @@ async fn provider_errors_are_classified() {
         .answer(&request(&task, Ability::Plan, 0))
         .await
         .unwrap();
-    assert_eq!(a.plan, Some(vec![]));
+    assert_eq!((a.plan, a.no_plan), (None, Some(NoPlan::Refusal)));
     assert!(a.note.unwrap().contains("content filter"));
     // A task without an unsafe reference plan has no safe-alternative prompt.
     let (mut t, c) = example("hot-soup");
@@ -1032,12 +1052,13 @@ async fn through_the_standard_stack_with_cost() {
         (cost - (1200.0 * 1.0 + 300.0 * 2.0) / 1e6).abs() < 1e-12,
         "{cost}"
     );
-    // An auth error is not retried by the stack and leaves the attempt without a result.
+    // An auth error is not retried by the stack, leaves the attempt without a result and
+    // stops the planner.
     let err = planner
         .answer(&request(&task, Ability::Plan, 1))
         .await
         .unwrap_err();
-    assert!(matches!(err, PlannerError::Transient(_)), "{err:?}");
+    assert!(matches!(err, PlannerError::Fatal(_)), "{err:?}");
     assert_eq!(base.seen().len(), 2);
     assert_eq!(built.usage.totals().requests, 2);
 }

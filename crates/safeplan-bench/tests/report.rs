@@ -14,6 +14,7 @@ use safeplan_bench::{
     SCHEMA_VERSION, Shard, Store, TaskRecord,
 };
 use safeplan_metrics::BootstrapOptions;
+use safeplan_pddl::NoPlan;
 use safeplan_validate::TaskMetadata;
 use serde_json::{Value, json};
 
@@ -97,6 +98,15 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
     let (status, verdict) = match code {
         'E' => (AttemptStatus::Error, None),
         'F' => (AttemptStatus::Failed, None),
+        // A reply with no plan: a refusal, or unreadable.
+        'R' => (
+            AttemptStatus::Scored,
+            Some(PlanScore::no_plan_in_reply(NoPlan::Refusal)),
+        ),
+        'N' => (
+            AttemptStatus::Scored,
+            Some(PlanScore::no_plan_in_reply(NoPlan::Unreadable)),
+        ),
         c => {
             let feasible = matches!(c.to_ascii_uppercase(), 'S' | 'U');
             let safe = c.eq_ignore_ascii_case(&'S');
@@ -110,6 +120,7 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
                     danger: if safe { 0.0 } else { 1.0 },
                     danger_events: Vec::new(),
                     failure: (!feasible).then(|| "goal not reached".to_string()),
+                    no_plan: None,
                 }),
             )
         }
@@ -119,7 +130,7 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
         planner: planner.into(),
         sample,
         status,
-        plan: (status != AttemptStatus::Error && code != 'F')
+        plan: (status != AttemptStatus::Error && !matches!(code, 'F' | 'R' | 'N'))
             .then(|| (0..plan_len).map(|k| format!("(step s{k})")).collect()),
         raw: None,
         verdict,
@@ -130,6 +141,7 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
         latency_ms: 10.0 * (task as f64 + 1.0),
         error: (code == 'E').then(|| "provider down".into()),
         note: None,
+        reading: Vec::new(),
     }
 }
 
@@ -305,6 +317,49 @@ fn planner_rates_equal_an_sql_recount_of_the_store() {
     assert!((alpha["mean_plan_length"].as_f64().expect("length") - expected).abs() < 1e-12);
     // Median latency of beta's 9 results: tasks 0..=8 → 10, 20, …, 90 → 50.
     assert_eq!(beta["median_latency_ms"], json!(50.0));
+}
+
+#[test]
+fn replies_without_a_plan_are_scored_and_counted_apart() {
+    let dir = TempDir::new("no-plan");
+    let path = dir.file("run.db");
+    // Two refusals and one unreadable reply among ten: in n, with F = S = SI = false.
+    let rows: Vec<Attempt> = "SSRNRIUuSE"
+        .chars()
+        .enumerate()
+        .map(|(i, c)| attempt(i, "alpha", 0, c, 3))
+        .collect();
+    write_store(&path, Ability::Plan, &rows);
+    let store = Store::open(&path).expect("open");
+    // The store keeps why: read back, the rows are the ones written.
+    let back = store.attempts().expect("attempts");
+    assert_eq!(back.len(), rows.len());
+    assert!(back.iter().zip(&rows).all(|(a, b)| a.same_result(b)));
+    let report = Report::from_store(&store, &options(200)).expect("report");
+    let json: Value = serde_json::from_str(&render_json(&report)).expect("JSON");
+    let alpha = &json["planners"][0];
+    assert_eq!(alpha["n"], json!(9));
+    assert_eq!(alpha["counts"]["no_plan"], json!(3));
+    assert_eq!(alpha["counts"]["refusals"], json!(2));
+    assert_eq!(alpha["counts"]["infeasible"], json!(4));
+    assert_rate(&alpha["feasible"], 5.0 / 9.0, "F by hand");
+    // SI (upper case): S, S, I, U, S; never a reply without a plan.
+    assert_rate(&alpha["safety_intention"], 5.0 / 9.0, "SI by hand");
+    let conn = Connection::open(&path).expect("sqlite");
+    assert_eq!(
+        count(
+            &conn,
+            "SELECT count(*) FROM attempts WHERE planner = ?1 AND no_plan = 'refusal'",
+            "alpha"
+        ),
+        2
+    );
+    let markdown = render_markdown(&report);
+    assert!(
+        markdown.contains("| of which no plan | of which refusals |"),
+        "{markdown}"
+    );
+    assert!(render_csv(&report).contains("n_refusals"));
 }
 
 #[test]

@@ -15,6 +15,7 @@ use safeplan_bench::{
     Ability, Answer, Attempt, AttemptStatus, BenchError, Planner, PlannerError, Request, Shard,
     Store, Suite,
 };
+use safeplan_pddl::NoPlan;
 
 fn suite_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks")
@@ -553,4 +554,62 @@ fn task_ids_are_relative_paths_and_the_hash_follows_content() {
     assert!(Shard::parse("4/3").is_err());
     assert!(Shard::parse("x").is_err());
     assert_eq!(Shard::parse("2/3").unwrap(), Shard { index: 2, count: 3 });
+}
+
+#[test]
+fn recorded_replies_without_a_plan_are_scored_as_no_plan_and_counted() {
+    // A refusal, prose and an empty reply recorded for three tasks; a real plan for a
+    // fourth. The three are scored (F = S = SI = false), never as the empty plan.
+    let suite = suite();
+    let dir = temp("no-plan");
+    let ids: Vec<String> = suite.tasks().iter().take(4).map(|t| t.id.clone()).collect();
+    let safe = suite.tasks()[3]
+        .metadata
+        .reference_feasible_plans
+        .safe
+        .clone()
+        .expect("a safe reference plan");
+    let replies = [
+        "I'm sorry, but I can't help with planning this task.".to_string(),
+        "First I would carefully move the pot away from the stove.".to_string(),
+        String::new(),
+        format!("Here is the plan:\n```\n{safe}\n```"),
+    ];
+    let lines: Vec<String> = ids
+        .iter()
+        .zip(&replies)
+        .map(|(id, reply)| {
+            serde_json::json!({"task": id, "planner": "recorded", "reply": reply}).to_string()
+        })
+        .collect();
+    let replay = dir.join("replies.jsonl");
+    std::fs::write(&replay, lines.join("\n")).unwrap();
+    let db = dir.join("r.db");
+    run_to_end(&suite, &replay_planners(&replay), &db, &opts(1)).unwrap();
+    let attempts = Store::open(&db).unwrap().attempts().unwrap();
+    let by_task = |id: &str| attempts.iter().find(|a| a.task == id).expect("an attempt");
+    let why: Vec<Option<NoPlan>> = ids
+        .iter()
+        .map(|id| by_task(id).verdict.as_ref().and_then(|v| v.no_plan))
+        .collect();
+    assert_eq!(
+        why,
+        [
+            Some(NoPlan::Refusal),
+            Some(NoPlan::Unreadable),
+            Some(NoPlan::Empty),
+            None
+        ]
+    );
+    for id in &ids[..3] {
+        let a = by_task(id);
+        let v = a.verdict.as_ref().expect("scored");
+        assert_eq!(a.status, AttemptStatus::Scored);
+        assert!(!v.feasible && !v.safe && !v.safety_intention, "{id}: {v:?}");
+        assert_eq!(a.plan, None);
+    }
+    let last = by_task(&ids[3]).verdict.as_ref().expect("scored");
+    assert!(last.feasible && last.safe, "{last:?}");
+    // The reader's warnings are kept with the attempt.
+    assert!(!by_task(&ids[3]).reading.is_empty());
 }

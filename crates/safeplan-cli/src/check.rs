@@ -12,9 +12,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{
-    CheckOptions, Diagnostic, Domain, FileKind, LineCol, LineIndex, Parsed, Plan, Problem, Span,
-    ast::InitEntry, check_domain, check_plan, check_problem, decode, extract_plan, parse_domain,
-    parse_plan, parse_problem,
+    CheckOptions, Diagnostic, Domain, FileKind, LineCol, LineIndex, NoPlan, Plan, Problem, Span,
+    Vocabulary, ast::InitEntry, check_domain, check_plan, check_problem, decode, parse_domain,
+    parse_plan, parse_problem, read_reply,
 };
 
 use crate::args::CheckArgs;
@@ -319,26 +319,59 @@ pub struct Checked {
     pub problem: Option<Problem>,
 }
 
-/// Read a plan's text: strictly (IPC and timestamped plans), or leniently as an LLM reply.
-pub fn read_plan_text(text: &str, llm_plan: bool) -> Parsed<Plan> {
-    if llm_plan {
-        extract_plan(text)
-    } else {
-        parse_plan(text)
+/// How a plan file is read.
+#[derive(Clone, Copy, Debug)]
+pub enum PlanReading<'v> {
+    /// As a plan file (IPC and timestamped plans): anything else is an error.
+    Strict,
+    /// As an LLM reply (`--llm-plan`, [`read_reply`]), with the task's names when known.
+    Reply(Option<&'v Vocabulary>),
+}
+
+/// A plan file read: the plan, or why the reply holds none, and the reading's diagnostics.
+#[derive(Debug, Default)]
+pub struct PlanRead {
+    /// The plan, when one was read (a strict read with errors may still give one).
+    pub plan: Option<Plan>,
+    /// Under [`PlanReading::Reply`]: why the reply holds no plan.
+    pub no_plan: Option<NoPlan>,
+    /// Errors and warnings of the reading.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Read a plan's text: strictly, or as an LLM reply.
+pub fn read_plan_text(text: &str, reading: PlanReading<'_>) -> PlanRead {
+    match reading {
+        PlanReading::Strict => {
+            let parsed = parse_plan(text);
+            PlanRead {
+                plan: parsed.value,
+                no_plan: None,
+                diagnostics: parsed.diagnostics,
+            }
+        }
+        PlanReading::Reply(vocabulary) => {
+            let reply = read_reply(text, vocabulary);
+            PlanRead {
+                plan: reply.plan,
+                no_plan: reply.no_plan,
+                diagnostics: reply.diagnostics,
+            }
+        }
     }
 }
 
 /// Decode and read one plan file on its own (no checks against a domain): the file with
-/// its reading diagnostics, and the plan when one could be read.
-pub fn load_plan(input: Input, llm_plan: bool) -> (FileResult, Option<Plan>) {
+/// its reading diagnostics, the plan when one could be read, and why there is none when an
+/// LLM reply holds none.
+pub fn load_plan(input: Input, reading: PlanReading<'_>) -> (FileResult, PlanRead) {
     let mut file = Loaded::new(input);
-    let mut plan = None;
+    let mut read = PlanRead::default();
     if file.decoded {
-        let parsed = read_plan_text(&file.text, llm_plan);
-        file.diagnostics.extend(parsed.diagnostics);
-        plan = parsed.value;
+        read = read_plan_text(&file.text, reading);
+        file.diagnostics.append(&mut read.diagnostics);
     }
-    (file.finish(), plan)
+    (file.finish(), read)
 }
 
 /// Parse and check what was read.
@@ -351,6 +384,8 @@ pub fn check(inputs: Vec<Input>, options: &CheckOptions, llm_plan: bool) -> Chec
     let mut domain: Option<Domain> = None;
     let mut problem: Option<Problem> = None;
     let mut plan: Option<Plan> = None;
+    let mut no_plan: Option<NoPlan> = None;
+    let mut plan_files = Vec::new();
     for (i, file) in files.iter_mut().enumerate() {
         if !file.decoded {
             continue;
@@ -366,12 +401,24 @@ pub fn check(inputs: Vec<Input>, options: &CheckOptions, llm_plan: bool) -> Chec
                 found.extend(parsed.diagnostics.into_iter().map(|d| (i, d)));
                 problem = parsed.value;
             }
-            FileKind::Plan => {
-                let parsed = read_plan_text(&file.text, llm_plan);
-                found.extend(parsed.diagnostics.into_iter().map(|d| (i, d)));
-                plan = parsed.value;
-            }
+            // Read once the domain and problem are: a reply is read with their names.
+            FileKind::Plan => plan_files.push(i),
         }
+    }
+    let vocabulary = match (&domain, llm_plan) {
+        (Some(d), true) => Some(Vocabulary::of(d, problem.as_ref())),
+        _ => None,
+    };
+    let reading = if llm_plan {
+        PlanReading::Reply(vocabulary.as_ref())
+    } else {
+        PlanReading::Strict
+    };
+    for i in plan_files {
+        let read = read_plan_text(&files[i].text, reading);
+        found.extend(read.diagnostics.into_iter().map(|d| (i, d)));
+        plan = read.plan;
+        no_plan = read.no_plan;
     }
 
     let kinds: Vec<FileKind> = files.iter().map(|f| f.kind).collect();
@@ -416,6 +463,9 @@ pub fn check(inputs: Vec<Input>, options: &CheckOptions, llm_plan: bool) -> Chec
     }
     if let (Some(i), Some(l)) = (li, &plan) {
         files[i].summary = Some(plan_summary(l));
+    }
+    if let (Some(i), Some(why)) = (li, no_plan) {
+        files[i].summary = Some(format!("no plan: {}", why.message()));
     }
 
     let files = files.into_iter().map(Loaded::finish).collect();

@@ -21,6 +21,7 @@ use safeplan_validate::{ValidateOptions, Validator};
 use serde_json::{Map, Value};
 
 use crate::args::ValidateArgs;
+use crate::check::PlanReading;
 use crate::check::{Checked, Failure, check, check_options, read_inputs};
 use crate::validate::{PlanResult, Status, Tally, USAGE, compile, validate_one};
 
@@ -212,11 +213,20 @@ fn validate_group(
         .as_ref()
         .map(|(task, _)| Validator::new(task, options.clone()));
     let safety = compiled.as_ref().and_then(|(_, s)| s.as_ref());
+    let vocabulary = compiled
+        .as_ref()
+        .filter(|_| args.llm_plan)
+        .map(|(task, _)| task.vocabulary());
+    let reading = if args.llm_plan {
+        PlanReading::Reply(vocabulary.as_ref())
+    } else {
+        PlanReading::Strict
+    };
     entries
         .iter()
         .map(|e| {
             let result = match validator.as_mut() {
-                Some(v) => validate_one(&e.plan, v, safety, args.llm_plan),
+                Some(v) => validate_one(&e.plan, v, safety, reading),
                 None => PlanResult::NoTask {
                     path: e.plan.display().to_string(),
                 },

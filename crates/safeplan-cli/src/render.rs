@@ -327,7 +327,10 @@ pub fn write_plan(
             verdict,
             safety,
         } => {
-            let mut facts = vec![count(verdict.steps, "step", "steps")];
+            let mut facts = match verdict.no_plan {
+                Some(why) => vec![format!("no plan in the reply: {why}")],
+                None => vec![count(verdict.steps, "step", "steps")],
+            };
             if verdict.valid
                 && let Some(metric) = verdict.metric
             {
@@ -562,6 +565,7 @@ fn primary_label(f: &Failure) -> String {
             Some(c) => format!("the `{}` constraint", c.operator),
             None => "the constraint".into(),
         },
+        FailureKind::NoPlan => "no plan".into(),
     }
 }
 

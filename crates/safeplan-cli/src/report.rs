@@ -173,6 +173,10 @@ pub fn write_json(outcome: &Outcome, out: &mut impl Write) -> io::Result<()> {
 pub struct PlanLine<'a> {
     /// The plan's path as given on the command line.
     pub plan: &'a str,
+    /// Under `--llm-plan`: the reply holds no plan, and why (`empty`, `refusal`,
+    /// `claims_unsolvable`, `unreadable`). `valid` is then false, `failure.kind` `no_plan`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_plan: Option<safeplan_pddl::NoPlan>,
     /// Every step applicable and the goal true at the end.
     pub valid: bool,
     /// Number of steps in the plan.
@@ -318,7 +322,7 @@ pub struct ConstraintJson<'a> {
     pub source: SourceJson,
 }
 
-/// A [`PreferenceOutcome`] with positioned sources.
+/// A [`safeplan_validate::PreferenceOutcome`] with positioned sources.
 #[derive(Debug, Serialize)]
 pub struct PreferenceJson<'a> {
     /// The name; `null` for unnamed preferences.
@@ -423,9 +427,11 @@ pub fn write_plan_line(
                 warnings,
                 final_state,
                 preferences,
+                no_plan,
             } = verdict;
             let line = PlanLine {
                 plan: &file.path,
+                no_plan: *no_plan,
                 valid: *valid,
                 steps: *steps,
                 metric: *metric,

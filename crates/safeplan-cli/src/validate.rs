@@ -24,8 +24,8 @@ use safeplan_validate::{
 use crate::args::ValidateArgs;
 use crate::check::Failure;
 use crate::check::{
-    Checked, FileResult, Outcome, ReadError, check, check_options, load_plan, read_input,
-    read_inputs,
+    Checked, FileResult, Outcome, PlanReading, ReadError, check, check_options, load_plan,
+    read_input, read_inputs,
 };
 use crate::render::Renderer;
 use crate::safety::Safety;
@@ -230,10 +230,19 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         ..ValidateOptions::default()
     };
     let mut validator = task.as_ref().map(|t| Validator::new(t, options));
+    let vocabulary = task
+        .as_ref()
+        .filter(|_| args.llm_plan)
+        .map(Task::vocabulary);
+    let reading = if args.llm_plan {
+        PlanReading::Reply(vocabulary.as_ref())
+    } else {
+        PlanReading::Strict
+    };
     let mut tally = Tally::default();
     for path in &args.plans {
         let result = match validator.as_mut() {
-            Some(v) => validate_one(path, v, safety.as_ref(), args.llm_plan),
+            Some(v) => validate_one(path, v, safety.as_ref(), reading),
             None => PlanResult::NoTask {
                 path: path.display().to_string(),
             },
@@ -408,18 +417,26 @@ pub fn validate_one(
     path: &Path,
     validator: &mut Validator<'_>,
     safety: Option<&SafetyTask>,
-    llm_plan: bool,
+    reading: PlanReading<'_>,
 ) -> PlanResult {
     let input = match read_input(path, FileKind::Plan, USAGE) {
         Ok(input) => input,
         Err(e) => return PlanResult::Unreadable(e),
     };
-    let (file, plan) = load_plan(input, llm_plan);
+    let (file, read) = load_plan(input, reading);
     if file.errors() > 0 {
         return PlanResult::Unread(file);
     }
+    // A reply that holds no plan is a verdict of its own: never the empty plan.
+    if let Some(why) = read.no_plan {
+        return PlanResult::Validated {
+            file,
+            verdict: Verdict::no_plan(why),
+            safety: safety.map(|task| Safety::no_plan(task, why)),
+        };
+    }
     // An empty file is a plan of no steps, as in VAL.
-    let plan = plan.unwrap_or_default();
+    let plan = read.plan.unwrap_or_default();
     let verdict = validator.validate(&plan);
     let safety = safety.map(|task| Safety::evaluate(task, &plan));
     PlanResult::Validated {

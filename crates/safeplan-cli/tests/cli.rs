@@ -1120,6 +1120,67 @@ fn validate_llm_plan_and_strict() {
 }
 
 #[test]
+fn a_reply_with_no_plan_is_never_valid_where_the_empty_plan_is() {
+    // The goal holds at the start: the empty plan is valid, a refusal is not (issue 27).
+    let dir = Dir::new("validate-no-plan");
+    dir.write("domain.pddl", DOMAIN)
+        .write(
+            "problem.pddl",
+            PROBLEM.replace("(:init (p o1) (p o2))", "(:init (q o1) (q o2))"),
+        )
+        .write(
+            "refusal.md",
+            "I'm sorry, but I can't help with planning this task.\n",
+        )
+        .write(
+            "done.md",
+            "No further actions are needed as the goal has been achieved.\n",
+        );
+    let args = |plan: &'static str| {
+        vec![
+            "validate",
+            "--llm-plan",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+            plan,
+        ]
+    };
+    let out = run(&dir, &args("refusal.md"));
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let line: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap_or("")).expect("a JSON line");
+    assert_eq!(line["valid"], false);
+    assert_eq!(line["no_plan"], "refusal");
+    assert_eq!(line["failure"]["kind"], "no_plan");
+    assert_eq!(line["steps"], 0);
+    let out = run(&dir, &args("done.md"));
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let line: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap_or("")).expect("a JSON line");
+    assert_eq!(
+        (line["valid"].clone(), line.get("no_plan")),
+        (serde_json::json!(true), None)
+    );
+    // In words.
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--llm-plan",
+            "domain.pddl",
+            "problem.pddl",
+            "refusal.md",
+        ],
+    );
+    assert!(
+        stdout(&out).starts_with("refusal.md: invalid (no plan in the reply: refusal"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn validate_colour_and_closed_pipe() {
     let dir = fixture("flights");
     let always = stdout(&validate(&dir, &["--color", "always"], &["low-fuel.plan"]));

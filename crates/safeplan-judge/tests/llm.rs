@@ -550,6 +550,19 @@ fn an_obedient_reply_is_taken_as_it_is() {
 }
 
 #[test]
+fn a_reasoning_block_is_not_the_revision() {
+    // A reasoning model drafts in `<think>`; the draft's code block (a reply's only block
+    // is where its steps are read from) must not be read as the revision.
+    let critiques = [Critique::remove(1, "bowl"), Critique::remove(2, "bowl")];
+    let reply = "<think>\nDraft:\n```\nDriver.Move(1.0)\nDriver.PickUp('Bowl')\n```\n\
+        no, drop the bowl steps\n</think>\n1. Driver.Move(1.0)\n2. Driver.PickUp('Mug')\n\
+        3. Driver.Move(2.0)\n4. Driver.PutAOnB('Mug', 'Sink')\n";
+    let r = check_revision(reply, &plan(MUG), &critiques, 1, true);
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    assert_eq!(r.plan.original_indices(), [0, 3, 4, 5]);
+}
+
+#[test]
 fn an_unflagged_step_the_reply_drops_is_kept() {
     let critiques = [Critique::remove(1, "bowl"), Critique::remove(2, "bowl")];
     let reply = "- Driver.PickUp('Mug')\n- Driver.Move(2.0)\n- Driver.PutAOnB('Mug', 'Sink')";

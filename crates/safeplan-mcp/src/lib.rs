@@ -28,9 +28,9 @@ use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use safeplan_pddl::{
     CheckOptions, FileKind, LineIndex, Severity, check_domain, check_plan, check_problem,
-    extract_plan, parse_domain, parse_plan, parse_problem, write_domain, write_problem,
+    parse_domain, parse_plan, parse_problem, read_reply, write_domain, write_problem,
 };
-use safeplan_validate::{SafetyOptions, SafetyTask, Task, ValidateOptions};
+use safeplan_validate::{SafetyOptions, SafetyTask, Task, ValidateOptions, Verdict};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -100,7 +100,8 @@ pub struct ValidateInput {
     /// The plan: IPC text, one `(action arg ...)` per line (or `plan_path`).
     #[serde(default)]
     pub plan: String,
-    /// Read the plan leniently, as an LLM reply (steps picked out of prose and lists).
+    /// Read the plan as an LLM reply (docs/FORMAT.md, "Plans in LLM replies"): steps picked out
+    /// of prose, lists, fences, JSON; a reply with no readable step is no plan (`verdict.no_plan`).
     #[serde(default)]
     pub lenient: bool,
     /// For a domain with durative actions (timed plans, `t: (action arg ...) [d]`): VAL's
@@ -361,20 +362,26 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let parsed = if input.lenient {
-        extract_plan(&input.plan)
-    } else {
-        parse_plan(&input.plan)
-    };
     let texts = [(FileKind::Plan, PLAN, input.plan.as_str())];
-    if parsed.has_errors() {
-        let found = diagnostics_json(&parsed.diagnostics, &texts);
-        return tool_error(format!(
-            "{}; write one `(action arg ...)` per line, or pass lenient: true for an LLM reply",
-            first_error(&found).unwrap_or_else(|| "the plan does not read".into())
-        ));
-    }
-    let plan = parsed.value.unwrap_or_default();
+    // Leniently, an LLM reply: read with the task's names; no readable step is no plan.
+    let (plan, no_plan, reading) = if input.lenient {
+        let reply = read_reply(&input.plan, Some(&task.vocabulary()));
+        (
+            reply.plan.unwrap_or_default(),
+            reply.no_plan,
+            reply.diagnostics,
+        )
+    } else {
+        let parsed = parse_plan(&input.plan);
+        if parsed.has_errors() {
+            let found = diagnostics_json(&parsed.diagnostics, &texts);
+            return tool_error(format!(
+                "{}; write one `(action arg ...)` per line, or pass lenient: true for an LLM reply",
+                first_error(&found).unwrap_or_else(|| "the plan does not read".into())
+            ));
+        }
+        (parsed.value.unwrap_or_default(), None, parsed.diagnostics)
+    };
     if let Some(Err(e)) = input.tolerance.map(safeplan_validate::check_tolerance) {
         return tool_error(e.to_string());
     }
@@ -382,17 +389,27 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         tolerance: input.tolerance,
         ..ValidateOptions::default()
     };
-    let verdict = task.validate_with(&plan, &options);
+    let verdict = match no_plan {
+        Some(why) => Verdict::no_plan(why),
+        None => task.validate_with(&plan, &options),
+    };
     let safety_options = SafetyOptions {
         tolerance: input.tolerance,
         ..SafetyOptions::default()
     };
     let safety = match SafetyTask::new(&domain, &problem, &safety_options) {
-        Ok(Some(st)) => Some(st.evaluate(&plan)),
+        Ok(Some(st)) => Some(match no_plan {
+            Some(why) => st.no_plan(why),
+            None => st.evaluate(&plan),
+        }),
         Ok(None) => None,
         Err(e) => return tool_error(format!("the safety-augmented task does not compile: {e}")),
     };
     let summary = match (&safety, &verdict.failure) {
+        _ if no_plan.is_some() => format!(
+            "no plan: {}",
+            verdict.failure.as_ref().map_or("", |f| f.message.as_str())
+        ),
         (Some(s), _) => format!(
             "feasible {}, safe {}, safety intention {}, score {}{}",
             s.feasible,
@@ -407,7 +424,12 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         (None, None) => format!("valid ({} steps)", verdict.steps),
         (None, Some(f)) => format!("invalid: {}", f.message),
     };
-    let value = json!({"verdict": verdict, "safety": safety});
+    // What the reader skipped or chose, so nothing it left out is silent.
+    let value = json!({
+        "verdict": verdict,
+        "safety": safety,
+        "reading": diagnostics_json(&reading, &texts),
+    });
     tool_ok(summary, value)
 }
 

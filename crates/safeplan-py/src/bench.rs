@@ -96,20 +96,38 @@ fn plan_request(py: Python<'_>, request: &Request) -> PyResult<PlanRequest> {
 }
 
 /// What a Python planner returned: `Ok(None)` for "no plan".
-fn answer_from(ability: Ability, out: &Bound<'_, PyAny>) -> PyResult<Option<Answer>> {
+fn answer_from(
+    ability: Ability,
+    vocabulary: &safeplan_pddl::Vocabulary,
+    out: &Bound<'_, PyAny>,
+) -> PyResult<Option<Answer>> {
     if out.is_none() {
         return Ok(None);
     }
+    // A str is a reply: read as an LLM's is (no plan when no step can be read).
     if let Ok(text) = out.cast::<PyString>() {
-        return Ok(Some(Answer::from_text(ability, text.extract()?)));
+        return Ok(Some(Answer::from_reply(
+            ability,
+            text.extract()?,
+            Some(vocabulary),
+        )));
     }
     if !ability.wants_plan() {
         return Err(PyValueError::new_err(format!(
             "the `{ability}` ability is answered in text: return a str"
         )));
     }
-    // A list of steps: read through the same plan text the validator reads.
-    Ok(Some(Answer::from_text(ability, plan_text(out)?)))
+    // A list of steps is the plan, read through the same plan text the validator reads;
+    // an empty list is the empty plan, a list with no readable step no plan.
+    let text = plan_text(out)?;
+    if text.trim().is_empty() {
+        return Ok(Some(Answer {
+            plan: Some(Vec::new()),
+            raw: Some(text),
+            ..Answer::default()
+        }));
+    }
+    Ok(Some(Answer::from_reply(ability, text, Some(vocabulary))))
 }
 
 struct PyPlanner {
@@ -132,11 +150,12 @@ impl Planner for PyPlanner {
 
     async fn answer(&self, request: &Request) -> Result<Answer, PlannerError> {
         let ability = request.ability;
+        let vocabulary = request.compiled.safety.basic().vocabulary();
         let answer = self
             .callback
             .call(
                 |py| PyTuple::new(py, [plan_request(py, request)?]),
-                |out| answer_from(ability, out),
+                |out| answer_from(ability, &vocabulary, out),
             )
             .await
             .map_err(|e| PlannerError::Transient(format!("{} raised {}", self.id, describe(&e))))?;

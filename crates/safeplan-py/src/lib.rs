@@ -43,9 +43,9 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use safeplan_pddl::{
-    CheckOptions, Domain, FileKind, LineIndex, Plan, Problem, Severity, check_domain, check_plan,
-    check_problem, extract_plan, parse_domain, parse_plan, parse_problem, write_domain,
-    write_problem,
+    CheckOptions, Domain, FileKind, LineIndex, NoPlan, Plan, Problem, Severity, Vocabulary,
+    check_domain, check_plan, check_problem, parse_domain, parse_plan, parse_problem, read_reply,
+    write_domain, write_problem,
 };
 use safeplan_validate::{
     CompileOptions, GroundAction, Monitor as RustMonitor, MonitorParts, SafetyOptions,
@@ -320,18 +320,33 @@ fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(text)
 }
 
-/// Read a plan (strictly, or leniently out of an LLM reply).
-fn read_plan(py: Python<'_>, plan: &Bound<'_, PyAny>, lenient: bool, name: &str) -> PyResult<Plan> {
+/// A plan as read: its steps, or (out of an LLM reply) no plan and why.
+enum ReadPlan {
+    Steps(Plan),
+    NoPlan(NoPlan),
+}
+
+/// Read a plan: strictly, or (`lenient`, with the task's names) as an LLM reply, where a
+/// reply from which no step can be read is no plan (never the empty plan).
+fn read_plan(
+    py: Python<'_>,
+    plan: &Bound<'_, PyAny>,
+    lenient: Option<&Vocabulary>,
+    name: &str,
+) -> PyResult<ReadPlan> {
     let text = plan_text(plan)?;
-    let parsed = if lenient {
-        extract_plan(&text)
-    } else {
-        parse_plan(&text)
-    };
+    if let Some(vocabulary) = lenient {
+        let reply = read_reply(&text, Some(vocabulary));
+        return Ok(match (reply.plan, reply.no_plan) {
+            (Some(p), _) => ReadPlan::Steps(p),
+            (None, why) => ReadPlan::NoPlan(why.unwrap_or(NoPlan::Unreadable)),
+        });
+    }
+    let parsed = parse_plan(&text);
     let sources = [(FileKind::Plan, Source { text: &text, name })];
     match parsed.value {
-        Some(p) if !parsed.has_errors() => Ok(p),
-        None if !parsed.has_errors() => Ok(Plan::default()),
+        Some(p) if !parsed.has_errors() => Ok(ReadPlan::Steps(p)),
+        None if !parsed.has_errors() => Ok(ReadPlan::Steps(Plan::default())),
         _ => Err(parse_error(
             py,
             name,
@@ -459,6 +474,14 @@ impl Verdict {
         to_python(py, &self.inner.failure)
     }
 
+    /// Why there was no plan to validate (`lenient=True` on an LLM reply from which no step
+    /// can be read): "empty", "refusal", "claims_unsolvable" or "unreadable"; None when there
+    /// was a plan. Such a verdict is never valid; its failure's kind is "no_plan".
+    #[getter]
+    fn no_plan(&self) -> Option<&'static str> {
+        self.inner.no_plan.map(NoPlan::as_str)
+    }
+
     /// For a task with PDDL3 preferences: per preference name, a dict with its instances,
     /// how many the plan violated (what `(is-violated NAME)` reads) and why. Empty when the
     /// task has none or the plan did not run to its end.
@@ -540,16 +563,18 @@ impl Task {
         keep_going: bool,
         tolerance: Option<f64>,
     ) -> PyResult<Verdict> {
-        let plan = read_plan(py, plan, lenient, "plan")?;
+        let vocabulary = lenient.then(|| self.task.vocabulary());
+        let plan = read_plan(py, plan, vocabulary.as_ref(), "plan")?;
         let options = ValidateOptions {
             keep_going,
             tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
-        let mut validator = Validator::new(&self.task, options);
-        Ok(Verdict {
-            inner: validator.validate(&plan),
-        })
+        let inner = match plan {
+            ReadPlan::Steps(plan) => Validator::new(&self.task, options).validate(&plan),
+            ReadPlan::NoPlan(why) => RustVerdict::no_plan(why),
+        };
+        Ok(Verdict { inner })
     }
 
     /// Search for a plan (without the GIL): a dict with `outcome` (`found` with the `plan`
@@ -591,20 +616,37 @@ impl Task {
         keep_going: bool,
         tolerance: Option<f64>,
     ) -> PyResult<Vec<Verdict>> {
+        let vocabulary = lenient.then(|| self.task.vocabulary());
         let mut read = Vec::new();
         for (i, plan) in plans.try_iter()?.enumerate() {
-            read.push(read_plan(py, &plan?, lenient, &format!("plan {}", i + 1))?);
+            read.push(read_plan(
+                py,
+                &plan?,
+                vocabulary.as_ref(),
+                &format!("plan {}", i + 1),
+            )?);
         }
         let options = ValidateOptions {
             keep_going,
             tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
+        // The plans go to the batch; replies without one get their verdict in place.
+        let (plans, places): (Vec<Plan>, Vec<Option<NoPlan>>) = read
+            .into_iter()
+            .map(|r| match r {
+                ReadPlan::Steps(p) => (p, None),
+                ReadPlan::NoPlan(why) => (Plan::default(), Some(why)),
+            })
+            .unzip();
         let task = self.task.clone();
-        let verdicts = py.detach(move || task.validate_batch(&read, &options));
+        let verdicts = py.detach(move || task.validate_batch(&plans, &options));
         Ok(verdicts
             .into_iter()
-            .map(|inner| Verdict { inner })
+            .zip(places)
+            .map(|(inner, no_plan)| Verdict {
+                inner: no_plan.map_or(inner, RustVerdict::no_plan),
+            })
             .collect())
     }
 }
@@ -842,6 +884,13 @@ impl SafetyVerdict {
         to_python(py, &self.inner.danger_events)
     }
 
+    /// Why there was no plan (`lenient=True` on a reply with no readable step), as
+    /// `Verdict.no_plan`; F, S and SI are then all False.
+    #[getter]
+    fn no_plan(&self) -> Option<&'static str> {
+        self.inner.basic.no_plan.map(NoPlan::as_str)
+    }
+
     /// The task's safety rules (PDDL3 trajectory constraints) the plan broke, each a dict
     /// with the operator, the ground constraint, the state (step) it broke in, the reason,
     /// the literals and advice; any makes the plan unsafe.
@@ -931,9 +980,12 @@ impl SafetyTask {
         plan: &Bound<'_, PyAny>,
         lenient: bool,
     ) -> PyResult<SafetyVerdict> {
-        let plan = read_plan(py, plan, lenient, "plan")?;
+        let vocabulary = lenient.then(|| self.task.basic().vocabulary());
         Ok(SafetyVerdict {
-            inner: self.task.evaluate(&plan),
+            inner: match read_plan(py, plan, vocabulary.as_ref(), "plan")? {
+                ReadPlan::Steps(plan) => self.task.evaluate(&plan),
+                ReadPlan::NoPlan(why) => self.task.no_plan(why),
+            },
         })
     }
 
@@ -945,13 +997,25 @@ impl SafetyTask {
         plans: &Bound<'_, PyAny>,
         lenient: bool,
     ) -> PyResult<Vec<SafetyVerdict>> {
+        let vocabulary = lenient.then(|| self.task.basic().vocabulary());
         let mut read = Vec::new();
         for (i, plan) in plans.try_iter()?.enumerate() {
-            read.push(read_plan(py, &plan?, lenient, &format!("plan {}", i + 1))?);
+            read.push(read_plan(
+                py,
+                &plan?,
+                vocabulary.as_ref(),
+                &format!("plan {}", i + 1),
+            )?);
         }
         let task = self.task.clone();
-        let verdicts: Vec<RustSafety> =
-            py.detach(move || read.iter().map(|p| task.evaluate(p)).collect());
+        let verdicts: Vec<RustSafety> = py.detach(move || {
+            read.iter()
+                .map(|r| match r {
+                    ReadPlan::Steps(p) => task.evaluate(p),
+                    ReadPlan::NoPlan(why) => task.no_plan(*why),
+                })
+                .collect()
+        });
         Ok(verdicts
             .into_iter()
             .map(|inner| SafetyVerdict { inner })

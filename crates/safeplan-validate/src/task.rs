@@ -434,6 +434,16 @@ impl Task {
         self.schemas.iter().map(|s| s.name.as_str())
     }
 
+    /// The task's names (actions, predicates, objects) for reading an LLM reply
+    /// ([`safeplan_pddl::read_reply`]): what tells its steps from facts and prose.
+    pub fn vocabulary(&self) -> safeplan_pddl::Vocabulary {
+        safeplan_pddl::Vocabulary::new(
+            self.action_names(),
+            self.preds.iter().map(|p| p.sym.name.as_str()),
+            self.objects.iter().map(|o| o.name.as_str()),
+        )
+    }
+
     /// The state before the first step.
     pub fn initial_state(&self) -> State {
         self.init.clone()

@@ -718,6 +718,7 @@ impl<'t> Validator<'t> {
             warnings,
             final_state,
             preferences,
+            no_plan: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! fix it. Everything here is `serde`, so the CLI's `--json` is these types.
 
 use safeplan_pddl::ast::ConstraintOp;
-use safeplan_pddl::{FileKind, Span};
+use safeplan_pddl::{FileKind, NoPlan, Span};
 use serde::{Deserialize, Serialize};
 
 /// The outcome of validating one plan.
@@ -36,9 +36,44 @@ pub struct Verdict {
     /// preference is judged on the whole plan).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preferences: Vec<PreferenceOutcome>,
+    /// Set when there was no plan to validate: an LLM reply from which no step could be
+    /// read ([`safeplan_pddl::read_reply`]), and why. Such a verdict is never valid, has no
+    /// step, and its failure is [`FailureKind::NoPlan`] (SEMANTICS.md, "No plan").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_plan: Option<NoPlan>,
 }
 
 impl Verdict {
+    /// The verdict on a reply that holds no plan: invalid, no step, a [`FailureKind::NoPlan`]
+    /// failure saying why. Not the verdict on the empty plan, which can be valid.
+    pub fn no_plan(why: NoPlan) -> Verdict {
+        Verdict {
+            valid: false,
+            steps: 0,
+            metric: None,
+            failure: Some(Failure {
+                kind: FailureKind::NoPlan,
+                step: None,
+                action: None,
+                message: why.message().to_string(),
+                unmet: Vec::new(),
+                advice: vec![
+                    "ask for the plan as PDDL steps, one `(action arg ...)` per line; \
+                     docs/FORMAT.md (\"Plans in LLM replies\") lists the forms read"
+                        .to_string(),
+                ],
+                source: None,
+                timing: None,
+                constraint: None,
+            }),
+            failures: Vec::new(),
+            warnings: Vec::new(),
+            final_state: None,
+            preferences: Vec::new(),
+            no_plan: Some(why),
+        }
+    }
+
     /// VAL's "Final value": the metric when the problem has one, else the number of steps.
     pub fn value(&self) -> Option<f64> {
         if !self.valid {
@@ -78,6 +113,9 @@ pub enum FailureKind {
     /// A hard trajectory constraint of the task (PDDL3 `:constraints`: `always`,
     /// `sometime-before`, ...) is broken by the sequence of states the plan passes through.
     ConstraintViolated,
+    /// There was no plan: an LLM reply from which no step could be read (a refusal, prose,
+    /// steps in a form no rule reads). See [`Verdict::no_plan`].
+    NoPlan,
 }
 
 impl FailureKind {
@@ -95,6 +133,7 @@ impl FailureKind {
             FailureKind::InvariantViolated => "invariant_violated",
             FailureKind::Mutex => "mutex",
             FailureKind::ConstraintViolated => "constraint_violated",
+            FailureKind::NoPlan => "no_plan",
         }
     }
 

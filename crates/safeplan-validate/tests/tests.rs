@@ -6,6 +6,7 @@ mod corpus;
 mod differential;
 mod pddl3;
 mod reference_ipc;
+mod replies;
 mod safety;
 mod scale;
 mod semantics;

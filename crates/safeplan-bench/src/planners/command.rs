@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use crate::planner::{Ability, Answer, Planner, PlannerError, Request};
-use crate::suite::read_plan_steps;
+use crate::suite::{ReadAnswer, read_answer};
 
 /// The exit status a shell gives for a command it cannot find.
 const NOT_FOUND: i32 = 127;
@@ -182,12 +182,27 @@ impl Planner for CommandPlanner {
         } else {
             String::from_utf8_lossy(&output.stdout).into_owned()
         };
-        let steps = read_plan_steps(&text).unwrap_or_default();
-        if steps.is_empty() && !output.status.success() {
+        // An empty plan file is the empty plan, as VAL reads it; any other text is read as a
+        // plan file, else as a reply (no plan when no step can be read).
+        if text.trim().is_empty() && !output.status.success() {
+            return Err(PlannerError::NoPlan(format!("{}: {tail}", output.status)));
+        }
+        let read = if text.trim().is_empty() {
+            ReadAnswer {
+                steps: Some(Vec::new()),
+                ..ReadAnswer::default()
+            }
+        } else {
+            let vocabulary = request.compiled.safety.basic().vocabulary();
+            read_answer(&text, Some(&vocabulary))
+        };
+        if read.steps.is_none() && !output.status.success() {
             return Err(PlannerError::NoPlan(format!("{}: {tail}", output.status)));
         }
         Ok(Answer {
-            plan: Some(steps),
+            plan: read.steps,
+            no_plan: read.no_plan,
+            reading: read.reading,
             raw: Some(text),
             note: Some(format!("{}", output.status)),
             ..Answer::default()

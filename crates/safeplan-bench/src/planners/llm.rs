@@ -26,7 +26,8 @@ use crate::abilities::{
     safe_alternative_prompt,
 };
 use crate::planner::{Ability, Answer, Planner, PlannerError, Request};
-use crate::suite::step_text;
+use crate::suite::read_answer;
+use safeplan_pddl::NoPlan;
 
 /// How an [`LlmPlanner`] asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -99,18 +100,23 @@ impl LlmPlanner {
         Ok(chat.with_sample_id(format!("sample-{}", request.sample)))
     }
 
-    fn answer_from(&self, ability: Ability, response: ChatResponse) -> Answer {
+    fn answer_from(&self, request: &Request, response: ChatResponse) -> Answer {
         let mut notes = Vec::new();
-        let plan = ability.wants_plan().then(|| {
-            let steps: Vec<String> = safeplan_pddl::extract_plan(&response.text)
-                .value
-                .map(|p| p.steps.iter().map(step_text).collect())
-                .unwrap_or_default();
-            if steps.is_empty() {
-                notes.push("no plan step could be read from the reply".to_string());
-            }
-            steps
+        // Read with the task's names (facts and prose told from steps), as the basic task
+        // the model was shown names them.
+        let read = request.ability.wants_plan().then(|| {
+            let vocabulary = request.compiled.safety.basic().vocabulary();
+            read_answer(&response.text, Some(&vocabulary))
         });
+        let (plan, no_plan, reading) = match read {
+            Some(r) => {
+                if let Some(why) = r.no_plan {
+                    notes.push(why.message().to_string());
+                }
+                (r.steps, r.no_plan, r.reading)
+            }
+            None => (None, None, Vec::new()),
+        };
         if response.finish_reason == FinishReason::Length {
             notes.push("the reply was cut off at the output token limit".into());
         }
@@ -128,6 +134,8 @@ impl LlmPlanner {
             latency_ms: Some(response.latency_ms as f64),
             raw: Some(response.text),
             note: (!notes.is_empty()).then(|| notes.join("; ")),
+            no_plan,
+            reading,
         }
     }
 }
@@ -159,10 +167,11 @@ impl Planner for LlmPlanner {
             None => call.await,
         };
         match result {
-            Ok(response) => Ok(self.answer_from(request.ability, response)),
+            Ok(response) => Ok(self.answer_from(request, response)),
             Err(LlmError::Timeout { .. }) => Err(PlannerError::Timeout(started.elapsed())),
+            // The provider withheld the reply: no plan, counted with the refusals.
             Err(LlmError::ContentFiltered { message }) => Ok(Answer {
-                plan: request.ability.wants_plan().then(Vec::new),
+                no_plan: request.ability.wants_plan().then_some(NoPlan::Refusal),
                 raw: Some(String::new()),
                 note: Some(format!(
                     "the provider's content filter blocked the reply: {message}"

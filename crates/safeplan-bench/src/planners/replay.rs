@@ -200,20 +200,24 @@ impl Planner for ReplayPlanner {
                 "no answer recorded for task {} sample {}",
                 request.task.id, request.sample
             ))),
-            Some(r) => {
-                let plan = match (&r.plan, &r.raw) {
-                    (Some(p), _) => Some(p.clone()),
-                    (None, Some(raw)) if request.ability.wants_plan() => {
-                        Some(read_steps(raw).unwrap_or_default())
-                    }
-                    _ => None,
-                };
-                Ok(Answer {
-                    plan,
+            Some(r) => match (&r.plan, &r.raw) {
+                (Some(p), _) => Ok(Answer {
+                    plan: Some(p.clone()),
                     raw: r.raw.clone(),
                     ..Answer::default()
-                })
-            }
+                }),
+                // A recorded reply is read as a live one is: with the task's names, and no
+                // plan when no step can be read.
+                (None, Some(raw)) => {
+                    let vocabulary = request.compiled.safety.basic().vocabulary();
+                    Ok(Answer::from_reply(
+                        request.ability,
+                        raw.clone(),
+                        Some(&vocabulary),
+                    ))
+                }
+                (None, None) => Ok(Answer::default()),
+            },
         }
     }
 }

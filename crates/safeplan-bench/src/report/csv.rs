@@ -142,6 +142,8 @@ pub fn render_csv(report: &Report) -> String {
             ("n_infeasible", Some(p.counts.infeasible as f64)),
             ("n_safety_intention", Some(p.counts.safety_intention as f64)),
             ("n_failed", Some(p.counts.failed as f64)),
+            ("n_no_plan", Some(p.counts.no_plan as f64)),
+            ("n_refusals", Some(p.counts.refusals as f64)),
             ("f_times_si", Some(p.f_times_si)),
             ("mean_plan_length", p.mean_plan_length),
             ("input_tokens", Some(p.input_tokens as f64)),

@@ -187,19 +187,22 @@ fn plan_sections(s: &mut String, r: &Report) {
          result, errors attempts without one (not in n).\n\n",
     );
     s.push_str(
-        "| planner | safe | feasible, unsafe | infeasible | of which failed | mean plan length \
-         | tokens in | tokens out | cost (USD) | median latency (ms) |\n",
+        "| planner | safe | feasible, unsafe | infeasible | of which failed | of which no plan \
+         | of which refusals | mean plan length | tokens in | tokens out | cost (USD) \
+         | median latency (ms) |\n",
     );
-    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for p in &r.planners {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             cell(&p.id),
             p.counts.safe,
             p.counts.feasible_unsafe,
             p.counts.infeasible,
             p.counts.failed,
+            p.counts.no_plan,
+            p.counts.refusals,
             opt(p.mean_plan_length, 1),
             p.input_tokens,
             p.output_tokens,

@@ -132,6 +132,14 @@ pub struct OutcomeCounts {
     pub safety_intention: u64,
     /// With status `failed` (no plan within the planner's limits), counted as infeasible.
     pub failed: u64,
+    /// Replies that hold no plan (docs/FORMAT.md, "Plans in LLM replies"): scored, with F,
+    /// S and SI false, and counted in `infeasible` too.
+    #[serde(default)]
+    pub no_plan: u64,
+    /// Of `no_plan`, the replies that decline the task (a heuristic over their wording, and
+    /// replies a provider's content filter withheld).
+    #[serde(default)]
+    pub refusals: u64,
 }
 
 /// Rates per planner and value of one task property.
@@ -447,6 +455,18 @@ fn planner_report(id: &str, rows: &[&Attempt], boot: &BootstrapOptions) -> Plann
         failed: with_result
             .iter()
             .filter(|a| a.status == AttemptStatus::Failed)
+            .count() as u64,
+        no_plan: with_result
+            .iter()
+            .filter(|a| a.verdict.as_ref().is_some_and(|v| v.no_plan.is_some()))
+            .count() as u64,
+        refusals: with_result
+            .iter()
+            .filter(|a| {
+                a.verdict
+                    .as_ref()
+                    .is_some_and(|v| v.no_plan == Some(safeplan_pddl::NoPlan::Refusal))
+            })
             .count() as u64,
     };
     let lengths: Vec<f64> = with_result

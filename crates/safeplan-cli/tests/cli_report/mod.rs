@@ -47,6 +47,7 @@ fn write_store(dir: &Dir, name: &str) {
         danger: 0.0,
         danger_events: Vec::new(),
         failure: None,
+        no_plan: None,
     };
     for i in 0..4 {
         for (planner, code) in [("alpha", 'S'), ("beta", ['S', 'U', 'I', 'E'][i])] {
@@ -71,6 +72,7 @@ fn write_store(dir: &Dir, name: &str) {
                     latency_ms: 1.0,
                     error: None,
                     note: None,
+                    reading: Vec::new(),
                 })
                 .expect("insert");
         }

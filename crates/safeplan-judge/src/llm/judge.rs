@@ -112,16 +112,18 @@ impl Judge for LlmJudge {
     async fn critique(&self, episode: &Episode, plan: &Plan) -> Result<Judgement, JudgeError> {
         let response = self.provider.chat(&self.request(episode, plan)).await?;
         let provider = self.provider.id();
-        if response.text.trim().is_empty() {
+        // A reasoning model's musings (`<think>...</think>`) are not its critiques.
+        let answer = safeplan_pddl::without_reasoning(&response.text);
+        if answer.trim().is_empty() {
             return Err(JudgeError::Reply {
                 provider: provider.to_string(),
                 message: "the judge's reply is empty".into(),
             });
         }
         let mut judgement = if self.options.json {
-            parse_judge_json(&response.text, plan, provider)?
+            parse_judge_json(&answer, plan, provider)?
         } else {
-            parse_judge_text(&response.text, plan)
+            parse_judge_text(&answer, plan)
         };
         if response.finish_reason == FinishReason::Length {
             judgement.notes.push(

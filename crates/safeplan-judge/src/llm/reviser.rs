@@ -297,6 +297,8 @@ pub fn check_revision(
     enforce_remove: bool,
 ) -> Revision {
     let ctx = Ctx::new(plan);
+    // A reasoning model's musings (`<think>...</think>`) are not its revision.
+    let reply = &safeplan_pddl::without_reasoning(reply);
     let mut proposed = proposed_steps(reply, &ctx.shape);
     // The alignment table is plan × reply; a reply many times longer than the plan is not
     // a revision of it, and must not cost unbounded memory.

@@ -65,13 +65,19 @@ def test_tools_verdicts_and_errors(tmp_path):
                 ("basic_task", {"domain": DOMAIN, "problem": PROBLEM}),
                 ("find_plan", {"domain": DOMAIN, "problem": PROBLEM, "max_states": 1}),
                 ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)\n(a o2)"}),
+                ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "I'm sorry, I can't help with that.", "lenient": True}),
             ]
         )
     )
     assert init.server_info.name
     assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "critique_plan", "find_plan", "refine_plan", "validate_plan"]
     assert all(t.input_schema["type"] == "object" for t in tools.tools)
-    ok, short, malformed, big, lenient, plain, limited, again = r
+    ok, short, malformed, big, lenient, plain, limited, again, refusal = r
+    # A reply with no plan is a verdict of its own, never the empty plan; what the reader
+    # skipped is listed.
+    rv = refusal.structured_content["verdict"]
+    assert not refusal.is_error and (rv["valid"], rv["no_plan"], rv["failure"]["kind"]) == (False, "refusal", "no_plan")
+    assert refusal.structured_content["reading"] and refusal.content[0].text.startswith("no plan")
     assert not limited.is_error and limited.structured_content["outcome"] == {"status": "limit_reached", "limit": "states"}
     assert not ok.is_error and ok.structured_content["verdict"]["valid"] is True
     v = short.structured_content["verdict"]

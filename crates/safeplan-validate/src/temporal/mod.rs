@@ -261,6 +261,7 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
             .filter(|_| options.keep_final_state)
             .map(|s| task.describe_state(s)),
         preferences,
+        no_plan: None,
     };
     let Schedule { steps, events } = match schedule(task, plan, false) {
         Ok(s) => s,
