@@ -749,6 +749,29 @@ impl<'a> Reader<'a> {
         let words: Vec<&str> = self.text(span).split_whitespace().collect();
         let joined = words.join(" ");
         let first_text = self.text(first.span);
+        // Markdown around a plan pasted from a chat (a fence line, a `\` line continuation
+        // after a step): VAL reads past both, so they are warnings, not errors.
+        let fence = first.newline_before
+            && (first_text.starts_with("```") || first_text.starts_with("~~~"))
+            && words.len() == 1;
+        let continuation = joined == "\\";
+        if fence || continuation {
+            let (what, help) = if fence {
+                (
+                    format!("skipped a Markdown fence line `{}`", shorten(&joined, 20)),
+                    "a plan file holds only steps; remove the fence lines",
+                )
+            } else {
+                (
+                    "skipped a `\\` after a step".to_string(),
+                    "a plan file holds only steps; remove the `\\`",
+                )
+            };
+            self.diagnostics.push(
+                Diagnostic::warning(Code::SkippedText, FILE, span, what).with_help(help),
+            );
+            return;
+        }
         let help = if let Some(rest) = joined
             .strip_prefix('#')
             .or_else(|| joined.strip_prefix("//"))

@@ -1157,3 +1157,23 @@ fn a_leading_byte_order_mark_is_not_text() {
     let domain = safeplan_pddl::parse_domain("\u{feff}(define (domain d))");
     assert!(domain.diagnostics.is_empty(), "{:#?}", domain.diagnostics);
 }
+
+#[test]
+fn markdown_fences_and_trailing_backslashes_are_warnings_as_val_reads_past_them() {
+    // Issue 27: a plan file pasted from a chat. VAL reads past a bare ``` line and a `\`
+    // after a step (checked with KCL-Planning/VAL's Validate: "Plan valid"; with a language
+    // tag, ```pddl, it stops reading); we read the steps and warn about each.
+    for text in [
+        "```\n(a o1)\n(a o2)\n```\n",
+        "~~~pddl\n(a o1)\n(a o2)\n~~~\n",
+        "(a o1)\\\n(a o2)\\\n",
+    ] {
+        let parsed = parse_plan(text);
+        assert!(!parsed.has_errors(), "{text:?}: {:?}", parsed.diagnostics);
+        assert_eq!(parsed.value.map(|p| p.steps.len()), Some(2), "{text:?}");
+        assert_eq!(parsed.diagnostics.len(), 2, "{text:?}");
+        assert!(parsed.diagnostics.iter().all(|d| d.code == Code::SkippedText));
+    }
+    // A fence word inside prose is still prose, an error.
+    assert!(parse_plan("see ```this```\n(a o1)\n").has_errors());
+}
