@@ -250,7 +250,7 @@ fn diagnostics_json(
                 .unwrap_or_else(|| (format!("{:?}", d.file).to_lowercase(), 1, 1));
             json!({
                 "severity": if d.severity == Severity::Error { "error" } else { "warning" },
-                "code": format!("{:?}", d.code),
+                "code": d.code.as_str(),
                 "message": d.message,
                 "file": file,
                 "line": line,

@@ -767,9 +767,8 @@ impl<'a> Reader<'a> {
                     "a plan file holds only steps; remove the `\\`",
                 )
             };
-            self.diagnostics.push(
-                Diagnostic::warning(Code::SkippedText, FILE, span, what).with_help(help),
-            );
+            self.diagnostics
+                .push(Diagnostic::warning(Code::SkippedText, FILE, span, what).with_help(help));
             return;
         }
         let help = if let Some(rest) = joined

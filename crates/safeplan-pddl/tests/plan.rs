@@ -1172,7 +1172,12 @@ fn markdown_fences_and_trailing_backslashes_are_warnings_as_val_reads_past_them(
         assert!(!parsed.has_errors(), "{text:?}: {:?}", parsed.diagnostics);
         assert_eq!(parsed.value.map(|p| p.steps.len()), Some(2), "{text:?}");
         assert_eq!(parsed.diagnostics.len(), 2, "{text:?}");
-        assert!(parsed.diagnostics.iter().all(|d| d.code == Code::SkippedText));
+        assert!(
+            parsed
+                .diagnostics
+                .iter()
+                .all(|d| d.code == Code::SkippedText)
+        );
     }
     // A fence word inside prose is still prose, an error.
     assert!(parse_plan("see ```this```\n(a o1)\n").has_errors());

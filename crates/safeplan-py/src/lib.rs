@@ -114,7 +114,8 @@ create_exception!(
 struct Diagnostic {
     /// "error" or "warning".
     severity: String,
-    /// The stable code, e.g. "E0201".
+    /// The stable code, e.g. "undefined-predicate": the same string as in `safeplan check
+    /// --json` and the MCP tools' diagnostics.
     code: String,
     /// What is wrong.
     message: String,
@@ -179,7 +180,7 @@ fn diagnostics(
                     Severity::Error => "error".into(),
                     _ => "warning".into(),
                 },
-                code: format!("{:?}", d.code),
+                code: d.code.as_str().to_string(),
                 message: d.message.clone(),
                 file,
                 line,
@@ -242,7 +243,7 @@ fn task_error(
 }
 
 fn read_domain(py: Python<'_>, text: &str, name: &str) -> PyResult<Domain> {
-    let parsed = parse_domain(text);
+    let parsed = py.detach(|| parse_domain(text));
     let sources = [(FileKind::Domain, Source { text, name })];
     match parsed.value {
         Some(d) if !parsed.has_errors() => Ok(d),
@@ -255,7 +256,7 @@ fn read_domain(py: Python<'_>, text: &str, name: &str) -> PyResult<Domain> {
 }
 
 fn read_problem(py: Python<'_>, text: &str, name: &str) -> PyResult<Problem> {
-    let parsed = parse_problem(text);
+    let parsed = py.detach(|| parse_problem(text));
     let sources = [(FileKind::Problem, Source { text, name })];
     match parsed.value {
         Some(p) if !parsed.has_errors() => Ok(p),
@@ -326,8 +327,40 @@ enum ReadPlan {
     NoPlan(NoPlan),
 }
 
-/// Read a plan: strictly, or (`lenient`, with the task's names) as an LLM reply, where a
-/// reply from which no step can be read is no plan (never the empty plan).
+/// Parse a plan's text (no Python object touched, so it runs without the GIL): strictly, or
+/// (`lenient`, with the task's names) as an LLM reply, where a reply from which no step can
+/// be read is no plan (never the empty plan). `Err`: the strict reader's diagnostics.
+fn parse_plan_text(
+    text: &str,
+    lenient: Option<&Vocabulary>,
+) -> Result<ReadPlan, Vec<safeplan_pddl::Diagnostic>> {
+    if let Some(vocabulary) = lenient {
+        let reply = read_reply(text, Some(vocabulary));
+        return Ok(match (reply.plan, reply.no_plan) {
+            (Some(p), _) => ReadPlan::Steps(p),
+            (None, why) => ReadPlan::NoPlan(why.unwrap_or(NoPlan::Unreadable)),
+        });
+    }
+    let parsed = parse_plan(text);
+    match parsed.value {
+        Some(p) if !parsed.has_errors() => Ok(ReadPlan::Steps(p)),
+        None if !parsed.has_errors() => Ok(ReadPlan::Steps(Plan::default())),
+        _ => Err(parsed.diagnostics),
+    }
+}
+
+/// The ParseError for a plan that does not read.
+fn plan_error(
+    py: Python<'_>,
+    text: &str,
+    name: &str,
+    found: &[safeplan_pddl::Diagnostic],
+) -> PyErr {
+    let sources = [(FileKind::Plan, Source { text, name })];
+    parse_error(py, name, diagnostics(found, &sources))
+}
+
+/// Read one plan: its text taken from Python (with the GIL), parsed without it.
 fn read_plan(
     py: Python<'_>,
     plan: &Bound<'_, PyAny>,
@@ -335,24 +368,28 @@ fn read_plan(
     name: &str,
 ) -> PyResult<ReadPlan> {
     let text = plan_text(plan)?;
-    if let Some(vocabulary) = lenient {
-        let reply = read_reply(&text, Some(vocabulary));
-        return Ok(match (reply.plan, reply.no_plan) {
-            (Some(p), _) => ReadPlan::Steps(p),
-            (None, why) => ReadPlan::NoPlan(why.unwrap_or(NoPlan::Unreadable)),
-        });
+    py.detach(|| parse_plan_text(&text, lenient))
+        .map_err(|found| plan_error(py, &text, name, &found))
+}
+
+/// Read many plans: the texts taken from Python, then all parsed without the GIL; the first
+/// that does not read raises its ParseError (named `plan N`).
+fn read_plans(
+    py: Python<'_>,
+    plans: &Bound<'_, PyAny>,
+    lenient: Option<&Vocabulary>,
+) -> PyResult<Vec<ReadPlan>> {
+    let mut texts = Vec::new();
+    for plan in plans.try_iter()? {
+        texts.push(plan_text(&plan?)?);
     }
-    let parsed = parse_plan(&text);
-    let sources = [(FileKind::Plan, Source { text: &text, name })];
-    match parsed.value {
-        Some(p) if !parsed.has_errors() => Ok(ReadPlan::Steps(p)),
-        None if !parsed.has_errors() => Ok(ReadPlan::Steps(Plan::default())),
-        _ => Err(parse_error(
-            py,
-            name,
-            diagnostics(&parsed.diagnostics, &sources),
-        )),
-    }
+    let read: Vec<_> = py.detach(|| texts.iter().map(|t| parse_plan_text(t, lenient)).collect());
+    read.into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.map_err(|found| plan_error(py, &texts[i], &format!("plan {}", i + 1), &found))
+        })
+        .collect()
 }
 
 /// A bool as Python spells it, for reprs.
@@ -374,6 +411,7 @@ fn to_python(py: Python<'_>, value: &impl serde::Serialize) -> PyResult<Py<PyAny
 #[pyo3(signature = (domain, problem=None, plan=None, *, strict=false, domain_file="domain.pddl", problem_file="problem.pddl", plan_file="plan"))]
 #[allow(clippy::too_many_arguments)]
 fn check(
+    py: Python<'_>,
     domain: &str,
     problem: Option<&str>,
     plan: Option<&str>,
@@ -416,27 +454,31 @@ fn check(
             },
         ),
     ];
-    let mut found = Vec::new();
-    let d = parse_domain(domain);
-    found.extend(d.diagnostics);
-    let Some(d) = d.value else {
-        return Ok(diagnostics(&found, &sources));
-    };
-    found.extend(check_domain(&d, &options));
-    if let Some(problem) = problem {
-        let p = parse_problem(problem);
-        found.extend(p.diagnostics);
-        if let Some(p) = p.value {
-            found.extend(check_problem(&d, &p, &options));
-            if let Some(plan) = plan {
-                let parsed = parse_plan(plan);
-                found.extend(parsed.diagnostics);
-                if let Some(pl) = parsed.value {
-                    found.extend(check_plan(&d, &p, &pl));
+    // All the reading and checking without the GIL: it touches no Python object.
+    let found = py.detach(|| {
+        let mut found = Vec::new();
+        let d = parse_domain(domain);
+        found.extend(d.diagnostics);
+        let Some(d) = d.value else {
+            return found;
+        };
+        found.extend(check_domain(&d, &options));
+        if let Some(problem) = problem {
+            let p = parse_problem(problem);
+            found.extend(p.diagnostics);
+            if let Some(p) = p.value {
+                found.extend(check_problem(&d, &p, &options));
+                if let Some(plan) = plan {
+                    let parsed = parse_plan(plan);
+                    found.extend(parsed.diagnostics);
+                    if let Some(pl) = parsed.value {
+                        found.extend(check_plan(&d, &p, &pl));
+                    }
                 }
             }
         }
-    }
+        found
+    });
     Ok(diagnostics(&found, &sources))
 }
 
@@ -543,7 +585,9 @@ impl Task {
     ) -> PyResult<Task> {
         let d = read_domain(py, domain, domain_file)?;
         let p = read_problem(py, problem, problem_file)?;
-        let task = RustTask::compile_with(&d, &p, &compile_options(strict))
+        let options = compile_options(strict);
+        let task = py
+            .detach(|| RustTask::compile_with(&d, &p, &options))
             .map_err(|e| task_error(py, e, (domain, domain_file), (problem, problem_file)))?;
         Ok(Task {
             task: Arc::new(task),
@@ -570,8 +614,9 @@ impl Task {
             tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
+        let task = &self.task;
         let inner = match plan {
-            ReadPlan::Steps(plan) => Validator::new(&self.task, options).validate(&plan),
+            ReadPlan::Steps(plan) => py.detach(|| Validator::new(task, options).validate(&plan)),
             ReadPlan::NoPlan(why) => RustVerdict::no_plan(why),
         };
         Ok(Verdict { inner })
@@ -617,15 +662,7 @@ impl Task {
         tolerance: Option<f64>,
     ) -> PyResult<Vec<Verdict>> {
         let vocabulary = lenient.then(|| self.task.vocabulary());
-        let mut read = Vec::new();
-        for (i, plan) in plans.try_iter()?.enumerate() {
-            read.push(read_plan(
-                py,
-                &plan?,
-                vocabulary.as_ref(),
-                &format!("plan {}", i + 1),
-            )?);
-        }
+        let read = read_plans(py, plans, vocabulary.as_ref())?;
         let options = ValidateOptions {
             keep_going,
             tolerance: check_tolerance_opt(tolerance)?,
@@ -699,15 +736,39 @@ fn ground_error(e: safeplan_search::GroundError) -> PyErr {
     TaskError::new_err(format!("cannot plan for this task: {e}"))
 }
 
-/// One step as (name, args): a string `"(move a b)"` / `"move a b"`, or a (name, args) pair.
+/// One step as (name, args): a string `"(move a b)"` / `"move a b"` read by the library's
+/// plan reader (comments, case and spacing as in a plan file), or a (name, args) pair.
 fn step_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
     if let Ok(s) = step.extract::<String>() {
-        let inner = s.trim().trim_start_matches('(').trim_end_matches(')');
-        let mut words = inner.split_whitespace().map(String::from);
-        let name = words
-            .next()
-            .ok_or_else(|| PlanError::new_err(format!("{s:?} names no action")))?;
-        return Ok((name, words.collect()));
+        let trimmed = s.trim();
+        let text = if trimmed.starts_with('(') {
+            trimmed.to_string()
+        } else {
+            format!("({trimmed})")
+        };
+        let parsed = parse_plan(&text);
+        let steps = match parsed.value {
+            Some(plan) if !parsed.has_errors() => plan.steps,
+            _ => {
+                let why = parsed
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.is_error())
+                    .map_or_else(String::new, |d| format!(": {}", d.message));
+                return Err(PlanError::new_err(format!("{s:?} is not one step{why}")));
+            }
+        };
+        return match steps.as_slice() {
+            [one] => Ok((
+                one.action.as_str().to_string(),
+                one.args.iter().map(|a| a.as_str().to_string()).collect(),
+            )),
+            [] => Err(PlanError::new_err(format!("{s:?} names no action"))),
+            _ => Err(PlanError::new_err(format!(
+                "{s:?} holds {} steps; a monitor takes one at a time",
+                steps.len()
+            ))),
+        };
     }
     step.extract::<(String, Vec<String>)>().map_err(|_| {
         PlanError::new_err("a step is a string \"(action arg ...)\" or a (name, [args]) pair")
@@ -927,7 +988,7 @@ impl SafetyTask {
     /// Compile a safety-augmented task; `si_mode` is "despite" (as DESPITE's code) or
     /// "strict" (as its paper words it).
     #[new]
-    #[pyo3(signature = (domain, problem, *, danger="danger", si_mode="despite", strict=false, domain_file="domain.pddl", problem_file="problem.pddl"))]
+    #[pyo3(signature = (domain, problem, *, danger="danger", si_mode="despite", strict=false, domain_file="domain.pddl", problem_file="problem.pddl", tolerance=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -938,6 +999,7 @@ impl SafetyTask {
         strict: bool,
         domain_file: &str,
         problem_file: &str,
+        tolerance: Option<f64>,
     ) -> PyResult<SafetyTask> {
         let si = match si_mode {
             "despite" => SiMode::Despite,
@@ -954,9 +1016,10 @@ impl SafetyTask {
             danger: danger.to_string(),
             si,
             compile: compile_options(strict),
-            tolerance: None,
+            // VAL's `-t` for timed plans, as Task.validate takes it.
+            tolerance: check_tolerance_opt(tolerance)?,
         };
-        match RustSafetyTask::new(&d, &p, &options) {
+        match py.detach(|| RustSafetyTask::new(&d, &p, &options)) {
             Ok(Some(task)) => Ok(SafetyTask {
                 task: Arc::new(task),
             }),
@@ -981,10 +1044,11 @@ impl SafetyTask {
         lenient: bool,
     ) -> PyResult<SafetyVerdict> {
         let vocabulary = lenient.then(|| self.task.basic().vocabulary());
+        let task = &self.task;
         Ok(SafetyVerdict {
             inner: match read_plan(py, plan, vocabulary.as_ref(), "plan")? {
-                ReadPlan::Steps(plan) => self.task.evaluate(&plan),
-                ReadPlan::NoPlan(why) => self.task.no_plan(why),
+                ReadPlan::Steps(plan) => py.detach(|| task.evaluate(&plan)),
+                ReadPlan::NoPlan(why) => task.no_plan(why),
             },
         })
     }
@@ -998,15 +1062,7 @@ impl SafetyTask {
         lenient: bool,
     ) -> PyResult<Vec<SafetyVerdict>> {
         let vocabulary = lenient.then(|| self.task.basic().vocabulary());
-        let mut read = Vec::new();
-        for (i, plan) in plans.try_iter()?.enumerate() {
-            read.push(read_plan(
-                py,
-                &plan?,
-                vocabulary.as_ref(),
-                &format!("plan {}", i + 1),
-            )?);
-        }
+        let read = read_plans(py, plans, vocabulary.as_ref())?;
         let task = self.task.clone();
         let verdicts: Vec<RustSafety> = py.detach(move || {
             read.iter()

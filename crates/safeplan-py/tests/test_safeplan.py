@@ -5,6 +5,7 @@ import collections
 import json
 import pathlib
 import threading
+import time
 
 import pytest
 
@@ -160,24 +161,75 @@ def test_a_reply_with_no_plan_is_never_valid():
     assert [(v.valid, v.no_plan) for v in many] == [(True, None), (False, "refusal"), (False, "empty")]
 
 
-def test_validate_many_releases_the_gil_and_keeps_order():
+def test_validate_many_keeps_order():
     task = safeplan.Task(DOMAIN, PROBLEM)
     plans = ["(a o1)\n(a o2)", "(a o1)", "(a o2)\n(a o1)"] * 200
-    ticks = []
+    verdicts = task.validate_many(plans)
+    assert [v.valid for v in verdicts] == [True, False, True] * 200
+
+
+def _progress_rate(call):
+    """How fast a Python thread counts while `call` runs, against how fast it counts alone:
+    near 1 (two cores) when the call releases the GIL, near 0 when it holds it (the counter
+    then only runs in the switch intervals around the call)."""
+    count = [0]
     stop = threading.Event()
 
     def tick():
         while not stop.is_set():
-            ticks.append(1)
+            count[0] += 1
 
     t = threading.Thread(target=tick)
     t.start()
     try:
-        verdicts = task.validate_many(plans)
+        time.sleep(0.05)
+        before, start = count[0], time.perf_counter()
+        time.sleep(0.2)
+        alone = (count[0] - before) / (time.perf_counter() - start)
+        before, start = count[0], time.perf_counter()
+        call()
+        elapsed = time.perf_counter() - start
+        during = (count[0] - before) / elapsed
     finally:
         stop.set()
         t.join()
-    assert [v.valid for v in verdicts] == [True, False, True] * 200
+    return during / alone, elapsed
+
+
+def test_real_work_releases_the_gil():
+    """Issue 28: a Python thread makes progress while a task compiles, while plans are parsed
+    and validated (one and many), while a safety verdict is computed, and while texts are
+    checked. Each call is made long enough (≥ 50 ms) for the switch intervals not to count."""
+    n = 60_000
+    objects = " ".join(f"o{i}" for i in range(n))
+    init = " ".join(f"(p o{i})" for i in range(n))
+    goal = " ".join(f"(q o{i})" for i in range(n))
+    problem = f"(define (problem big) (:domain d) (:objects {objects}) (:init {init}) (:goal (and {goal})))"
+    plan = "\n".join(f"(a o{i})" for i in range(n))
+    # The probe tells a call that holds the GIL from one that does not: a C call that holds
+    # it (list.sort runs no bytecode, so the interpreter never switches) scores near 0.
+    import random
+
+    floats = [random.random() for _ in range(1_500_000)]
+    held, _ = _progress_rate(lambda: sorted(floats))
+    assert held < 0.3, held
+    box = {}
+    calls = {
+        "Task()": lambda: box.setdefault("task", safeplan.Task(DOMAIN, problem)),
+        "check": lambda: safeplan.check(DOMAIN, problem, plan),
+    }
+    for name, call in calls.items():
+        rate, elapsed = _progress_rate(call)
+        assert rate > 0.3, (name, rate, elapsed)
+    task = box["task"]
+    for name, call in {
+        "validate": lambda: task.validate(plan),
+        "validate lenient": lambda: task.validate(plan, lenient=True),
+        "validate_many": lambda: task.validate_many([plan] * 4),
+    }.items():
+        rate, elapsed = _progress_rate(call)
+        assert rate > 0.3, (name, rate, elapsed)
+    assert task.validate(plan).valid
 
 
 def test_diagnostics_carry_file_line_column_and_help():
@@ -189,7 +241,8 @@ def test_diagnostics_carry_file_line_column_and_help():
     # `(r ?x)` is on line 6, its `r` at column 20 (hand-counted).
     assert (e.file, e.line) == ("my/domain.pddl", 6)
     assert "r" in e.message
-    assert e.render().startswith(f"my/domain.pddl:6:{e.column}: error: ")
+    assert e.column == 20
+    assert e.render().startswith("my/domain.pddl:6:20: error: ")
     assert safeplan.check(DOMAIN, PROBLEM, "(a o1)") == []
     with pytest.raises(ValueError, match="give the problem too"):
         safeplan.check(DOMAIN, plan="(a o1)")
@@ -341,6 +394,41 @@ def test_a_monitor_guards_a_robot_loop():
     state = m.state()
     assert "(item-at soup table)" in state["atoms"] and "(holding soup)" not in state["atoms"]
     assert state["fluents"] == [["(danger)", 1.0]]
+
+
+def test_a_monitor_reads_steps_as_a_plan_file_does():
+    """Issue 28: the monitor used a step parser of its own (`"(a b) ; note"` gave the
+    arguments `b)` and `;`); it now reads steps with the library's plan reader."""
+    from conftest import REPO
+
+    soup = REPO / "examples" / "tasks" / "hot-soup"
+    task = safeplan.load_task(soup / "domain.pddl", soup / "problem.pddl")
+    m = task.monitor()
+    assert m.check("(pick-up soup stove) ; grab it") is None
+    assert m.check("  (PICK-UP soup   stove)  ") is None
+    with pytest.raises(safeplan.PlanError, match="2 steps"):
+        m.check("(pick-up soup stove) (move stove table)")
+    with pytest.raises(safeplan.PlanError):
+        m.check("(pick-up soup")
+    with pytest.raises(safeplan.PlanError):
+        m.check("")
+
+
+def test_a_safety_task_takes_vals_tolerance():
+    """Issue 28: every entry point takes VAL's `-t` for timed plans, SafetyTask too; its
+    feasibility is Task.validate's at the same tolerance."""
+    from conftest import REPO
+
+    drink = REPO / "examples" / "temporal" / "hot-drink-carry"
+    domain, problem = (drink / "domain.pddl").read_text(), (drink / "problem.pddl").read_text()
+    plans = [p.read_text() for p in sorted((drink / "plans").glob("*.plan"))]
+    for tolerance in (0.01, 0.001, 0.5):
+        st = safeplan.SafetyTask(domain, problem, tolerance=tolerance)
+        basic = safeplan.Task(*st.basic_task())
+        for plan in plans:
+            assert st.evaluate(plan).feasible == basic.validate(plan, tolerance=tolerance).valid
+    with pytest.raises(ValueError, match="tolerance"):
+        safeplan.SafetyTask(domain, problem, tolerance=0)
 
 
 def test_the_robot_loop_example_runs():

@@ -276,3 +276,21 @@ def test_paths_only_under_the_roots(tmp_path):
     assert check.structured_content["errors"] == 0
     (none,) = asyncio.run(run([], [("validate_plan", paths)]))
     assert none.is_error and "without --root" in none.content[0].text
+
+
+def test_one_diagnostic_code_on_every_surface(tmp_path):
+    """The CLI's JSON, the MCP tool and the Python exception spell a diagnostic's code the
+    same way: the CLI's kebab-case (issue 28)."""
+    import safeplan
+
+    bad = DOMAIN.replace("(q ?x) (not (p ?x))", "(r ?x) (not (p ?x))")
+    (tmp_path / "d.pddl").write_text(bad)
+    cli = json.loads(subprocess.run([str(binary()), "check", "--json", "d.pddl"], cwd=tmp_path, capture_output=True, text=True).stdout)
+    cli_codes = [d["code"] for f in cli["files"] for d in f["diagnostics"]]
+    _, _, (mcp,) = asyncio.run(session_calls([("check_pddl", {"domain": bad})]))
+    mcp_codes = [d["code"] for d in mcp.structured_content["diagnostics"]]
+    with pytest.raises(safeplan.ParseError) as info:
+        safeplan.Task(bad, PROBLEM)
+    py_codes = [d.code for d in info.value.diagnostics]
+    assert cli_codes == ["undefined-predicate"], cli
+    assert mcp_codes == cli_codes and py_codes == cli_codes
