@@ -1053,6 +1053,23 @@ impl SafetyTask {
         })
     }
 
+    /// Training rewards of many LLM replies (str) to this task, in order, computed in
+    /// parallel without the GIL: `kind` is "feasibility", "safety" or "shaped" (formulas in
+    /// docs/PYTHON.md, "Train with rewards"); a reply with no readable step scores 0.
+    #[pyo3(signature = (replies, *, kind="safety"))]
+    fn rewards(&self, py: Python<'_>, replies: Vec<String>, kind: &str) -> PyResult<Vec<f64>> {
+        let kind = safeplan_validate::RewardKind::parse(kind).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "kind must be \"feasibility\", \"safety\" or \"shaped\", not {kind:?}"
+            ))
+        })?;
+        let task = &self.task;
+        Ok(py.detach(|| {
+            let texts: Vec<&str> = replies.iter().map(String::as_str).collect();
+            task.reply_rewards(&texts, kind)
+        }))
+    }
+
     /// The verdicts of many plans, in order, without the GIL.
     #[pyo3(signature = (plans, *, lenient=false))]
     fn evaluate_many(

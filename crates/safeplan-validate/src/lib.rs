@@ -108,6 +108,7 @@ mod fast;
 pub mod lifted;
 mod metadata;
 mod monitor;
+mod reward;
 mod safety;
 mod state;
 mod task;
@@ -118,6 +119,7 @@ mod verdict;
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::{Monitor, MonitorParts};
+pub use reward::{Progress, RewardKind};
 pub use safety::{
     DangerEvent, SafetyOptions, SafetyOutcome, SafetyTask, SafetyVerdict, Scorer, SiMode,
     basic_task,

@@ -248,7 +248,7 @@ pub struct SafetyTask {
     d_init: f64,
     d_max: f64,
     si: SiMode,
-    tolerance: Option<f64>,
+    pub(crate) tolerance: Option<f64>,
 }
 
 impl SafetyTask {

@@ -8,7 +8,7 @@ use crate::constraints::{Place, Stage, Tracker};
 use crate::exec::{NumFault, Pending};
 use crate::explain::{Explainer, Site};
 use crate::state::State;
-use crate::task::{ObjId, PredKind, Task, lookup};
+use crate::task::{Cond, ObjId, PredKind, Task, lookup};
 use crate::verdict::ConstraintViolation;
 use crate::verdict::{Failure, FailureKind, FinalState, SourceRef, Verdict, Warning};
 
@@ -299,6 +299,22 @@ impl Task {
     pub(crate) fn holds_cond_goal(&self, state: &State, time: usize) -> Result<bool, NumFault> {
         let mut b: Vec<ObjId> = vec![0; self.goal_slots()];
         self.eval(state, &self.goal, &mut b, time)
+    }
+
+    /// How many top-level conjuncts of the goal hold in `state` (the state after `time`
+    /// steps), and how many there are (1 when the goal is no conjunction). A conjunct that
+    /// cannot be evaluated (a fluent without a value) counts as false.
+    pub fn goal_conjuncts_met(&self, state: &State, time: usize) -> (usize, usize) {
+        let parts: Vec<&Cond> = match &self.goal {
+            Cond::And(parts) => parts.iter().collect(),
+            other => vec![other],
+        };
+        let mut b: Vec<ObjId> = vec![0; self.goal_slots()];
+        let met = parts
+            .iter()
+            .filter(|c| matches!(self.eval(state, c, &mut b, time), Ok(true)))
+            .count();
+        (met, parts.len())
     }
 
     /// Binding slots the goal's quantified variables need.

@@ -97,12 +97,11 @@ impl Vocabulary {
     }
 
     fn is_action(&self, name: &str) -> bool {
-        self.actions.contains(&name.to_ascii_lowercase())
+        has(&self.actions, name)
     }
 
     fn is_fact(&self, name: &str) -> bool {
-        let n = name.to_ascii_lowercase();
-        self.predicates.contains(&n) && !self.actions.contains(&n)
+        has(&self.predicates, name) && !has(&self.actions, name)
     }
 
     /// The action `name` spells in another case or with other separators (`PickUp`,
@@ -123,7 +122,17 @@ impl Vocabulary {
     }
 
     fn is_object(&self, name: &str) -> bool {
-        self.objects.contains(&name.to_ascii_lowercase())
+        has(&self.objects, name)
+    }
+}
+
+/// Whether `set` (lowercase names) holds `name` in any case; no allocation for a name
+/// already in lowercase, as most are.
+fn has(set: &BTreeSet<String>, name: &str) -> bool {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        set.contains(&name.to_ascii_lowercase())
+    } else {
+        set.contains(name)
     }
 }
 
@@ -288,7 +297,8 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     // Boundaries between statements are read in the text with wrappers blanked: `(plan
     // (:action (a x)) ...)` is one statement, not one per step.
     stated_twice(&masked_text, &mut plan, &mut diagnostics);
-    stated_empty |= states_empty(&masked_text);
+    // Whether the reply states the empty plan only matters when no step was read.
+    stated_empty |= plan.steps.is_empty() && states_empty(&masked_text);
     if plan.steps.is_empty() {
         if stated_empty {
             return Reply {
@@ -352,6 +362,10 @@ fn blank(bytes: &mut [u8], start: usize, end: usize) {
 /// an unclosed one to the end, and everything before a `</think>` that has no opener (as
 /// some APIs return DeepSeek-R1's reasoning).
 fn reasoning_blocks(text: &str) -> Vec<(usize, usize)> {
+    // Most replies have no tag at all.
+    if !text.contains('<') {
+        return Vec::new();
+    }
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
     for tag in ["think", "thinking", "reasoning"] {
@@ -391,6 +405,9 @@ struct JsonPlan {
 /// The last JSON object in `text` with a `plan`, `actions` or `steps` key (any case), read
 /// wherever it stands: bare, in a code fence, between `$$` marks.
 fn json_plan(text: &str) -> Option<JsonPlan> {
+    if !text.contains('{') {
+        return None;
+    }
     let mut found = None;
     let mut tries = 0;
     let mut from = 0;
@@ -536,6 +553,9 @@ fn finish_json(
 fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
     let bytes = text.as_bytes();
     let lower = text.to_ascii_lowercase();
+    if !lower.contains("plan") {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for head in ["(:plan", "(plan"] {
         let mut from = 0;
