@@ -96,7 +96,7 @@ fn main() -> ExitCode {
     if !runs_here(&args) {
         return ExitCode::from(hand_over(&args));
     }
-    let cli: Cli<CoreCommand> = match run::parse() {
+    let cli: Cli<CoreCommand> = match run::parse_from(args) {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };

@@ -20,8 +20,10 @@ pub const EXIT_LIMIT: u8 = 3;
 
 /// Parse the command line as `P`, or print clap's message and give the exit code:
 /// `--help` and `--version` are "errors" that print to stdout and succeed.
-pub fn parse<P: clap::Parser>() -> Result<P, u8> {
-    P::try_parse().map_err(|e| {
+pub fn parse_from<P: clap::Parser>(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<P, u8> {
+    P::try_parse_from(args).map_err(|e| {
         let code = if e.use_stderr() {
             EXIT_UNUSABLE
         } else {

@@ -1173,10 +1173,19 @@ fn llm_error(e: &safeplan_llm::LlmError) -> PyErr {
 }
 
 /// The extension module.
+/// The `safeplan` command-line program (`safeplan_cli::run`) on `argv` (its first item is
+/// the program name), in this process, without the GIL; returns the exit code. What the
+/// wheel's `safeplan` command runs.
+#[pyfunction]
+fn run_cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
+    py.detach(|| safeplan_cli::run(argv))
+}
+
 #[pymodule]
 fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add("SafeplanError", py.get_type::<SafeplanError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("TaskError", py.get_type::<TaskError>())?;

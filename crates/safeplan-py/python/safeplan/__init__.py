@@ -10,12 +10,12 @@ from the same code as the ``safeplan`` command-line tool.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
-from . import _aio
+# asyncio (and `_aio`, which needs it) is imported where used: it costs more than the rest
+# of the package to import, and the `safeplan` command starts through this package.
 from . import _safeplan
 from ._safeplan import (
     BenchError,
@@ -175,6 +175,8 @@ def refine(
     ``record`` and ``replay`` are the LLM layers' response cache and cassette.
     ``on_result`` is called with each refinement as it finishes (Ctrl-C keeps those).
     """
+    from . import _aio
+
     with _aio.LoopThread() as loop:
         return _safeplan._refine(
             _episodes(episodes), judge, reviser, submit=loop.submit,
@@ -191,6 +193,10 @@ async def refine_async(
 ) -> list[Refinement]:
     """:func:`refine` from ``async`` code: ``async def`` judges and revisers run on the
     caller's event loop, up to ``concurrency`` episodes at once; the loop stays free."""
+    import asyncio
+
+    from . import _aio
+
     loop = asyncio.get_running_loop()
     call = functools.partial(
         _safeplan._refine, _episodes(episodes), judge, reviser,
@@ -224,6 +230,8 @@ def bench(
     ``python:NAME``), or ``(id, callable)`` pairs; ``None`` runs the CLI's defaults.
     Read the figures with :meth:`Report.from_store`.
     """
+    from . import _aio
+
     with _aio.LoopThread() as loop:
         return _safeplan._bench(
             suite, out, submit=loop.submit,
@@ -241,6 +249,10 @@ async def bench_async(
     **options: Any,
 ) -> BenchRun:
     """:func:`bench` from ``async`` code: ``async def`` planners run on the caller's loop."""
+    import asyncio
+
+    from . import _aio
+
     loop = asyncio.get_running_loop()
     call = functools.partial(
         _safeplan._bench, suite, out, submit=_aio.submitter(loop),

@@ -8,6 +8,11 @@ PlanLike = Union[str, Sequence[StepLike]]
 
 __version__: str
 
+def run_cli(argv: Sequence[str]) -> int:
+    """The `safeplan` command-line program on `argv` (program name first), in this process;
+    returns its exit code. The `safeplan` command installed with the wheel calls it."""
+    ...
+
 class SafeplanError(Exception):
     """Base class of every error safeplan raises."""
 
