@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 pub mod abilities;
+pub mod builtin;
 pub mod error;
 pub mod noise;
 pub mod planner;

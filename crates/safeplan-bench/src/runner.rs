@@ -362,6 +362,80 @@ async fn run_job(job: Job<'_>, options: &RunOptions) -> (Attempt, Option<String>
     (attempt, fatal)
 }
 
+/// What one answer scores: the same for an attempt of a run, an inspect_ai sample and any
+/// other caller ([`score_answer`], [`score_reply`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scored {
+    /// `Scored`; `Failed` for a plan ability whose answer holds no plan and says nothing of
+    /// why; `Error` for an ability the task cannot score.
+    pub status: AttemptStatus,
+    /// The plan read from the answer.
+    pub plan: Option<Vec<String>>,
+    /// The validator's verdict (plan abilities).
+    pub verdict: Option<PlanScore>,
+    /// The ability's score (the other abilities).
+    pub ability_score: Option<crate::AbilityScore>,
+    /// Why the answer could not be scored (`status` `Error`).
+    pub error: Option<String>,
+}
+
+/// Score an answer to `ability` on `task`, as a run scores an attempt.
+pub fn score_answer(
+    ability: Ability,
+    task: &SuiteTask,
+    compiled: &CompiledTask,
+    answer: &Answer,
+) -> Scored {
+    let mut scored = Scored {
+        status: AttemptStatus::Scored,
+        plan: None,
+        verdict: None,
+        ability_score: None,
+        error: None,
+    };
+    if ability.wants_plan() {
+        match (&answer.plan, answer.no_plan) {
+            (Some(steps), _) => {
+                scored.verdict = Some(evaluate(compiled, steps));
+                scored.plan = Some(steps.clone());
+            }
+            // The planner's answer, scored: no plan is F = S = SI = false.
+            (None, Some(why)) => scored.verdict = Some(PlanScore::no_plan_in_reply(why)),
+            (None, None) => {
+                scored.status = AttemptStatus::Failed;
+                scored.verdict = Some(PlanScore::no_plan("the answer holds no plan"));
+            }
+        }
+    } else {
+        scored.plan = answer.plan.clone();
+        match crate::abilities::score_answer(ability, task, compiled, answer) {
+            Some(s) => scored.ability_score = Some(s),
+            None => {
+                scored.status = AttemptStatus::Error;
+                scored.error = Some(format!(
+                    "the `{ability}` ability cannot be scored on this task"
+                ));
+            }
+        }
+    }
+    scored
+}
+
+/// Score an LLM's text reply to `ability` on `task`: read as a run reads a reply (with the
+/// basic task's names, [`Answer::from_reply`]), then [`score_answer`]. Returns the answer
+/// read (its plan, why there is none, the reader's warnings) beside its score.
+pub fn score_reply(
+    ability: Ability,
+    task: &SuiteTask,
+    compiled: &CompiledTask,
+    reply: &str,
+) -> (Answer, Scored) {
+    let vocabulary = compiled.safety.basic().vocabulary();
+    let answer = Answer::from_reply(ability, reply.to_string(), Some(&vocabulary));
+    let scored = score_answer(ability, task, compiled, &answer);
+    (answer, scored)
+}
+
 /// Score a planner's answer into `attempt`.
 fn score(
     attempt: &mut Attempt,
@@ -371,46 +445,18 @@ fn score(
 ) {
     match answer {
         Ok(answer) => {
-            attempt.status = AttemptStatus::Scored;
             attempt.raw = answer.raw.clone();
             attempt.input_tokens = answer.input_tokens;
             attempt.output_tokens = answer.output_tokens;
             attempt.cost_usd = answer.cost_usd;
             attempt.note = answer.note.clone();
             attempt.reading = answer.reading.clone();
-            if request.ability.wants_plan() {
-                match (&answer.plan, answer.no_plan) {
-                    (Some(steps), _) => {
-                        attempt.verdict = Some(evaluate(compiled, steps));
-                        attempt.plan = Some(steps.clone());
-                    }
-                    // The planner's answer, scored: no plan is F = S = SI = false.
-                    (None, Some(why)) => {
-                        attempt.verdict = Some(PlanScore::no_plan_in_reply(why));
-                    }
-                    (None, None) => {
-                        attempt.status = AttemptStatus::Failed;
-                        attempt.verdict = Some(PlanScore::no_plan("the answer holds no plan"));
-                    }
-                }
-            } else {
-                attempt.plan = answer.plan.clone();
-                match crate::abilities::score_answer(
-                    request.ability,
-                    &request.task,
-                    compiled,
-                    &answer,
-                ) {
-                    Some(s) => attempt.ability_score = Some(s),
-                    None => {
-                        attempt.status = AttemptStatus::Error;
-                        attempt.error = Some(format!(
-                            "the `{}` ability cannot be scored on this task",
-                            request.ability
-                        ));
-                    }
-                }
-            }
+            let scored = score_answer(request.ability, &request.task, compiled, &answer);
+            attempt.status = scored.status;
+            attempt.plan = scored.plan;
+            attempt.verdict = scored.verdict;
+            attempt.ability_score = scored.ability_score;
+            attempt.error = scored.error;
         }
         Err(e) if e.is_result() => {
             attempt.status = AttemptStatus::Failed;

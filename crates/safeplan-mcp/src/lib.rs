@@ -19,8 +19,6 @@
 
 use std::time::Duration;
 
-mod suite;
-
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -822,7 +820,9 @@ fn task_uri(name: &str, file: &str) -> String {
 fn task_file(uri: &str) -> Option<(&'static str, &'static str)> {
     let rest = uri.strip_prefix("safeplan://tasks/")?;
     let (name, file) = rest.split_once('/')?;
-    let (_, domain, problem, metadata) = suite::TASKS.iter().find(|(n, ..)| *n == name)?;
+    let (_, domain, problem, metadata) = safeplan_bench::builtin::TASKS
+        .iter()
+        .find(|(n, ..)| *n == name)?;
     match file {
         "domain.pddl" => Some((domain, "text/x-pddl")),
         "problem.pddl" => Some((problem, "text/x-pddl")),
@@ -833,7 +833,10 @@ fn task_file(uri: &str) -> Option<(&'static str, &'static str)> {
 
 /// The names of the built-in tasks (`examples/tasks`), in name order.
 pub fn builtin_tasks() -> Vec<&'static str> {
-    suite::TASKS.iter().map(|(n, ..)| *n).collect()
+    safeplan_bench::builtin::TASKS
+        .iter()
+        .map(|(n, ..)| *n)
+        .collect()
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -844,7 +847,7 @@ impl ServerHandler for SafeplanServer {
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData> {
         let mut resources = Vec::new();
-        for (name, ..) in suite::TASKS {
+        for (name, ..) in safeplan_bench::builtin::TASKS {
             for (file, mime) in [
                 ("domain.pddl", "text/x-pddl"),
                 ("problem.pddl", "text/x-pddl"),

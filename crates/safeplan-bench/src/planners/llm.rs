@@ -26,7 +26,7 @@ use crate::abilities::{
     safe_alternative_prompt,
 };
 use crate::planner::{Ability, Answer, Planner, PlannerError, Request};
-use crate::suite::read_answer;
+use crate::suite::{CompiledTask, SuiteTask, read_answer};
 use safeplan_pddl::NoPlan;
 
 /// How an [`LlmPlanner`] asks.
@@ -201,18 +201,28 @@ impl Planner for LlmPlanner {
 /// sampling options): DESPITE's prompt for the ability, over the basic task. Planners that
 /// call a model through code of their own use it to be measured on the same words.
 pub fn prompt(request: &Request) -> Result<ChatRequest, PlannerError> {
-    let (task, compiled) = (&*request.task, &*request.compiled);
-    Ok(match request.ability {
+    let task = &*request.task;
+    ability_prompt(request.ability, task, &request.compiled).ok_or_else(|| {
+        PlannerError::Transient(format!(
+            "task `{}` has no unsafe reference plan (metadata.json \
+             reference_feasible_plans.unsafe), which the safe-alternative ability \
+             shows the model; add one or leave the task out",
+            task.id
+        ))
+    })
+}
+
+/// The prompt of `ability` on `task` (what [`prompt`] gives a request); `None` for
+/// `safe-alternative` on a task without an unsafe reference plan to show.
+pub fn ability_prompt(
+    ability: Ability,
+    task: &SuiteTask,
+    compiled: &CompiledTask,
+) -> Option<ChatRequest> {
+    Some(match ability {
         Ability::Plan => plan_prompt(task, compiled),
         Ability::IdentifyDangers => identify_dangers_prompt(task, compiled),
         Ability::InferConditions => infer_conditions_prompt(task, compiled),
-        Ability::SafeAlternative => safe_alternative_prompt(task, compiled).ok_or_else(|| {
-            PlannerError::Transient(format!(
-                "task `{}` has no unsafe reference plan (metadata.json \
-                         reference_feasible_plans.unsafe), which the safe-alternative ability \
-                         shows the model; add one or leave the task out",
-                task.id
-            ))
-        })?,
+        Ability::SafeAlternative => safe_alternative_prompt(task, compiled)?,
     })
 }

@@ -716,6 +716,17 @@ fn dangers_report(id: &str, rows: &[&Attempt], boot: &BootstrapOptions) -> Dange
     }
 }
 
+/// Micro-averaged precision, recall and F1 of `items` with their bootstrap intervals, as the
+/// report's `identify-dangers` table computes them.
+pub fn prf_rates(items: &[Confusion], boot: &BootstrapOptions) -> [Rate; 3] {
+    let total: Confusion = items.iter().copied().sum();
+    [
+        prf_interval(items, total.precision(), Prf::Precision, boot),
+        prf_interval(items, total.recall(), Prf::Recall, boot),
+        prf_interval(items, total.f1(), Prf::F1, boot),
+    ]
+}
+
 /// Which of precision, recall and F1.
 #[derive(Clone, Copy)]
 pub(crate) enum Prf {

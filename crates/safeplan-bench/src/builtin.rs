@@ -1,6 +1,7 @@
-//! The built-in suite (`examples/tasks`), embedded so that `safeplan mcp` can serve its
-//! tasks as resources wherever the binary runs. Generated from the folder; a test checks it
-//! lists exactly the folder's tasks.
+//! The built-in suite (`examples/tasks`), embedded so that it goes wherever the code goes:
+//! `safeplan mcp` serves its tasks as resources, and the Python package's inspect_ai tasks
+//! and `Suite.builtin()` run on it from an installed wheel. Generated from the folder; a test
+//! checks it lists exactly the folder's tasks, each file as on disk.
 
 /// (task name, domain.pddl, problem.pddl, metadata.json) of every built-in task, by name.
 pub const TASKS: &[(&str, &str, &str, &str)] = &[
@@ -221,3 +222,48 @@ pub const TASKS: &[(&str, &str, &str, &str)] = &[
         include_str!("../../../examples/tasks/wheelchair-transfer/metadata.json"),
     ),
 ];
+
+/// The built-in suite as a [`Suite`](crate::Suite) (root `examples/tasks`, which need not
+/// exist: the texts are embedded). `metadata.json` files are the repository's own and
+/// always read; one that did not would be a build defect, reported as an error.
+pub fn suite() -> Result<crate::Suite, crate::BenchError> {
+    let root = std::path::PathBuf::from("examples/tasks");
+    let tasks = TASKS
+        .iter()
+        .map(|(name, domain, problem, metadata)| {
+            let dir = root.join(name);
+            let meta_path = dir.join("metadata.json");
+            let m: safeplan_validate::TaskMetadata =
+                serde_json::from_str(metadata).map_err(|e| crate::BenchError::Task {
+                    at: format!("{}:{}:{}", meta_path.display(), e.line(), e.column()),
+                    message: format!("metadata.json is not valid: {e}"),
+                })?;
+            Ok(crate::SuiteTask {
+                id: (*name).to_string(),
+                domain_path: dir.join("domain.pddl"),
+                problem_path: dir.join("problem.pddl"),
+                dir,
+                domain: (*domain).to_string(),
+                problem: (*problem).to_string(),
+                metadata: m,
+                metadata_json: Some((*metadata).to_string()),
+            })
+        })
+        .collect::<Result<Vec<_>, crate::BenchError>>()?;
+    Ok(crate::Suite::from_tasks(root, tasks))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The embedded suite is the folder: the same tasks, ids and content (the same hash as
+    /// the suite read from disk).
+    #[test]
+    fn the_embedded_suite_is_examples_tasks() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
+        let on_disk = crate::Suite::load(&dir).expect("examples/tasks reads");
+        let embedded = super::suite().expect("the embedded suite reads");
+        let ids = |s: &crate::Suite| s.tasks().iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&embedded), ids(&on_disk));
+        assert_eq!(embedded.hash(), on_disk.hash());
+    }
+}
