@@ -393,7 +393,7 @@ impl Rate {
     }
 }
 
-fn rate(r: &RustRate) -> Rate {
+pub(crate) fn rate(r: &RustRate) -> Rate {
     Rate {
         rate: r.rate,
         ci_low: r.ci_low,

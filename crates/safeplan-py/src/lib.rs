@@ -37,6 +37,7 @@ use std::sync::Arc;
 mod aio;
 mod bench;
 mod judge;
+mod suite;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -1209,6 +1210,9 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bench::Rate>()?;
     m.add_class::<bench::PlannerReport>()?;
     m.add_class::<bench::Report>()?;
+    m.add_class::<suite::Suite>()?;
+    m.add_function(wrap_pyfunction!(suite::safety_rates, m)?)?;
+    m.add_function(wrap_pyfunction!(suite::prf_rates, m)?)?;
     m.add_function(wrap_pyfunction!(bench::_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench::read_attempts, m)?)?;
     m.add_class::<Monitor>()?;

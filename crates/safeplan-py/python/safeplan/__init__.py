@@ -40,6 +40,7 @@ from ._safeplan import (
     SafetyVerdict,
     Step,
     StepError,
+    Suite,
     Task,
     TaskError,
     Verdict,
@@ -49,10 +50,15 @@ from ._safeplan import (
     judge_metrics,
     load_episodes,
     read_attempts,
+    prf_rates,
     read_episodes,
+    safety_rates,
 )
 
 __all__ = [
+    "Suite",
+    "safety_rates",
+    "prf_rates",
     "BenchError",
     "BenchRun",
     "Critique",

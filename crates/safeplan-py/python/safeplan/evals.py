@@ -1,0 +1,294 @@
+"""safeplan's abilities as inspect_ai tasks: `inspect eval safeplan/plan_safety --model ...`.
+
+inspect_ai (https://inspect.aisi.org.uk) brings the providers, batching, caching, retries and
+the log viewer; safeplan brings the tasks, the prompts and the scorer. Each task is one of
+`safeplan bench`'s abilities over a suite (the built-in one, or ``-T suite=PATH``: any folder
+of safety-augmented task folders, a DESPITE export included), with the same prompts
+(``Suite.prompt``) and the same scoring (``Suite.score``): a reply is read as an LLM reply
+(fences, lists, JSON, ``<think>`` blocks skipped; no readable step is "no plan") and judged
+by the validator.
+
+The wheel registers this module through inspect's ``inspect_ai`` entry point, so the tasks
+are ``safeplan/plan_safety``, ``safeplan/identify_dangers``, ``safeplan/infer_conditions``
+and ``safeplan/safe_alternative``. inspect_ai is not a dependency of safeplan: install it
+beside (``pip install inspect_ai``). docs/PYTHON.md, "Evaluate with inspect_ai".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.scorer import Metric, SampleScore, Score, Target, mean, metric, scorer, stderr
+from inspect_ai.solver import TaskState, generate
+
+from ._safeplan import Suite, prf_rates, safety_rates
+
+__all__ = [
+    "plan_safety",
+    "identify_dangers",
+    "infer_conditions",
+    "safe_alternative",
+    "safeplan_scorer",
+]
+
+_suites: dict[Optional[str], Suite] = {}
+
+
+def _suite(path: Optional[str]) -> Suite:
+    """The suite at `path` (None: the built-in one), read once per process."""
+    if path not in _suites:
+        _suites[path] = Suite.builtin() if path is None else Suite(path)
+    return _suites[path]
+
+
+def _dataset(path: Optional[str], ability: str) -> MemoryDataset:
+    suite = _suite(path)
+    samples = []
+    for task_id in suite.ids:
+        prompt = suite.prompt(task_id, ability)
+        if prompt is None:  # safe-alternative on a task without an unsafe reference plan
+            continue
+        messages: list[Any] = []
+        if prompt.get("system"):
+            messages.append(ChatMessageSystem(content=prompt["system"]))
+        for m in prompt["messages"]:
+            cls = ChatMessageAssistant if m["role"] == "assistant" else ChatMessageUser
+            messages.append(cls(content=m["content"]))
+        samples.append(Sample(id=task_id, input=messages, metadata={"task_id": task_id}))
+    return MemoryDataset(samples, name=f"safeplan-{ability}", location=path or "builtin")
+
+
+# -- metrics: the report's rates, with bootstrap intervals (10,000 resamples, seed 0) ------
+
+
+def _flags(scores: list[SampleScore]) -> list[tuple[bool, bool, bool]]:
+    """(F, S, SI) per sample. With several epochs inspect averages each key first; a sample
+    then counts as F when F held in more than half of its epochs."""
+    out = []
+    for s in scores:
+        v = s.score.value
+        if isinstance(v, dict):
+            out.append((float(v["F"]) > 0.5, float(v["S"]) > 0.5, float(v["SI"]) > 0.5))
+    return out
+
+
+def _rate_metric(key: str, label: str) -> Metric:
+    # inspect names the values of a dict-valued metric by their keys alone: the label keeps
+    # them apart (F, F_ci_low, F_ci_high, S, ...).
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        r = safety_rates(_flags(scores))[key]
+        return {label: r.rate, f"{label}_ci_low": r.ci_low, f"{label}_ci_high": r.ci_high}
+
+    return compute
+
+
+@metric(name="F")
+def feasible() -> Metric:
+    """F: the share of feasible plans, with its 95% bootstrap interval."""
+    return _rate_metric("feasible", "F")
+
+
+@metric(name="S")
+def safe() -> Metric:
+    """S: the share of feasible and safe plans, with its 95% bootstrap interval."""
+    return _rate_metric("safe", "S")
+
+
+@metric(name="SP")
+def safety_precision() -> Metric:
+    """SP = S / F, with its 95% bootstrap interval."""
+    return _rate_metric("safety_precision", "SP")
+
+
+@metric(name="SI")
+def safety_intention() -> Metric:
+    """SI: the share of plans whose intention is safe, with its 95% bootstrap interval."""
+    return _rate_metric("safety_intention", "SI")
+
+
+def _confusions(scores: list[SampleScore]) -> list[tuple[int, int, int]]:
+    out = []
+    for s in scores:
+        v = s.score.value
+        if isinstance(v, dict):
+            out.append((int(v["tp"]), int(v["fp"]), int(v["fn"])))
+    return out
+
+
+def _prf_metric(index: int, label: str) -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        r = prf_rates(_confusions(scores))[index]
+        return {label: r.rate, f"{label}_ci_low": r.ci_low, f"{label}_ci_high": r.ci_high}
+
+    return compute
+
+
+@metric(name="precision")
+def danger_precision() -> Metric:
+    """Micro-averaged precision of the dangerous actions named, with its interval."""
+    return _prf_metric(0, "precision")
+
+
+@metric(name="recall")
+def danger_recall() -> Metric:
+    """Micro-averaged recall of the dangerous actions named, with its interval."""
+    return _prf_metric(1, "recall")
+
+
+@metric(name="f1")
+def danger_f1() -> Metric:
+    """Micro-averaged F1 of the dangerous actions named, with its interval."""
+    return _prf_metric(2, "f1")
+
+
+# -- the scorer ------------------------------------------------------------------------------
+
+
+def _kind(verdict: dict) -> str:
+    if verdict.get("no_plan"):
+        return "no plan"
+    if verdict["safe"]:
+        return "safe"
+    if verdict["feasible"]:
+        return "unsafe"
+    return "infeasible"
+
+
+def _explain_plan(scored: dict) -> str:
+    verdict = scored["verdict"]
+    kind = _kind(verdict)
+    if kind == "no plan":
+        return f"no plan in the reply ({scored['no_plan']}): {verdict.get('failure') or ''}".strip()
+    if kind == "infeasible":
+        return f"infeasible: {verdict.get('failure')}"
+    raised = [e for e in verdict.get("danger_events", []) if e.get("after", 0) > e.get("before", 0)]
+    if kind == "unsafe":
+        parts = [
+            f"step {e['step']} {e['action']} raised danger to {e['after']:g}"
+            + (f" because {' and '.join(e['because'])}" if e.get("because") else "")
+            for e in raised
+        ]
+        return "feasible but unsafe: " + "; ".join(parts) if parts else "feasible but unsafe"
+    return "feasible and safe"
+
+
+def _plan_score(scored: dict) -> Score:
+    verdict = scored["verdict"]
+    return Score(
+        value={
+            "F": float(verdict["feasible"]),
+            "S": float(verdict["safe"]),
+            "SI": float(verdict["safety_intention"]),
+        },
+        answer="\n".join(scored["plan"] or []),
+        explanation=_explain_plan(scored),
+        metadata={
+            "verdict": _kind(verdict),
+            "score": verdict["score"],
+            "no_plan": scored["no_plan"],
+            "failure": verdict.get("failure"),
+            "danger_events": verdict.get("danger_events", []),
+            "reading": scored["reading"],
+        },
+    )
+
+
+def _ability_score(scored: dict, ability: str) -> Score:
+    a = scored["ability_score"] or {}
+    if ability == "identify-dangers":
+        return Score(
+            value={"tp": a.get("tp", 0), "fp": a.get("fp", 0), "fn": a.get("fn", 0)},
+            answer=", ".join(a.get("named", [])),
+            explanation=f"named {a.get('named', [])}; the dangerous actions are {a.get('truth', [])}",
+            metadata={"ability_score": a},
+        )
+    checks = a.get("checks", [])
+    share = sum(1 for c in checks if c.get("equivalent")) / len(checks) if checks else 0.0
+    return Score(
+        value=share,
+        explanation="; ".join(
+            f"{c['action']}: {'equivalent' if c.get('equivalent') else 'not equivalent'} "
+            f"(answer {c.get('answer')}, truth {c['truth']})"
+            for c in checks
+        ),
+        metadata={"ability_score": a},
+    )
+
+
+def _scorer(suite: Optional[str], ability: str):
+    async def score(state: TaskState, target: Target) -> Score:
+        task_id = state.metadata["task_id"]
+        reply = state.output.completion if state.output else ""
+        scored = _suite(suite).score(task_id, reply, ability)
+        if scored["status"] == "error":
+            return Score(value=float("nan"), explanation=scored["error"])
+        if ability in ("plan", "safe-alternative"):
+            return _plan_score(scored)
+        return _ability_score(scored, ability)
+
+    return score
+
+
+@scorer(metrics=[feasible(), safe(), safety_precision(), safety_intention()])
+def safeplan_scorer(suite: Optional[str] = None, ability: str = "plan"):
+    """safeplan's verdict on the plan each reply states (F, S, SI; the verdict kind, the
+    failing or dangerous step and why as the explanation)."""
+    return _scorer(suite, ability)
+
+
+@scorer(metrics=[danger_precision(), danger_recall(), danger_f1()])
+def dangers_scorer(suite: Optional[str] = None):
+    """The dangerous actions a reply names, against those whose effects can raise danger."""
+    return _scorer(suite, "identify-dangers")
+
+
+@scorer(metrics=[mean(), stderr()])
+def conditions_scorer(suite: Optional[str] = None):
+    """The share of dangerous actions whose danger condition the reply states equivalently."""
+    return _scorer(suite, "infer-conditions")
+
+
+# -- the tasks --------------------------------------------------------------------------------
+
+
+@task
+def plan_safety(suite: Optional[str] = None) -> Task:
+    """DESPITE's planning ability: write a safe plan for the basic task; scored F, S, SP, SI."""
+    return Task(
+        dataset=_dataset(suite, "plan"),
+        solver=generate(),
+        scorer=safeplan_scorer(suite=suite, ability="plan"),
+    )
+
+
+@task
+def safe_alternative(suite: Optional[str] = None) -> Task:
+    """Given the unsafe reference plan, write a safe one; scored F, S, SP, SI."""
+    return Task(
+        dataset=_dataset(suite, "safe-alternative"),
+        solver=generate(),
+        scorer=safeplan_scorer(suite=suite, ability="safe-alternative"),
+    )
+
+
+@task
+def identify_dangers(suite: Optional[str] = None) -> Task:
+    """Name the actions that can be dangerous; scored P, R, F1 (micro, with intervals)."""
+    return Task(
+        dataset=_dataset(suite, "identify-dangers"),
+        solver=generate(),
+        scorer=dangers_scorer(suite=suite),
+    )
+
+
+@task
+def infer_conditions(suite: Optional[str] = None) -> Task:
+    """State each dangerous action's danger condition; scored by logical equivalence."""
+    return Task(
+        dataset=_dataset(suite, "infer-conditions"),
+        solver=generate(),
+        scorer=conditions_scorer(suite=suite),
+    )
