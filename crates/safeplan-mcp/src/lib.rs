@@ -17,6 +17,8 @@
 //! Tools: `check_pddl`, `validate_plan`, `basic_task`, `find_plan`, `critique_plan`,
 //! `refine_plan` (see [`SafeplanServer`]).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -31,6 +33,9 @@ use safeplan_pddl::{
 use safeplan_validate::{SafetyOptions, SafetyTask, Task, ValidateOptions, Verdict};
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+mod files;
+mod stdio;
 
 /// Limits on what one call may ask.
 #[derive(Clone, Debug)]
@@ -191,6 +196,15 @@ fn judge_of(
             "unknown judge \"{other}\": use \"state\", \"rule\" or \"llm\""
         ))),
     }
+}
+
+/// The sizes of a judge call's texts, for the size cap.
+fn judge_sizes(input: &JudgeInput) -> [(&'static str, usize); 3] {
+    [
+        ("goal", input.goal.len()),
+        ("actions", input.actions.iter().map(String::len).sum()),
+        ("dialogue", input.dialogue.iter().map(String::len).sum()),
+    ]
 }
 
 fn episode_of(input: &JudgeInput) -> safeplan_judge::Episode {
@@ -431,7 +445,7 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
     tool_ok(summary, value)
 }
 
-fn find_plan_now(input: &FindPlanInput) -> CallToolResult {
+fn find_plan_now(input: &FindPlanInput, cancel: &Arc<AtomicBool>) -> CallToolResult {
     let (domain, problem, task) = match task_of(&input.domain, &input.problem) {
         Ok(t) => t,
         Err(e) => return e,
@@ -442,10 +456,15 @@ fn find_plan_now(input: &FindPlanInput) -> CallToolResult {
             max_states: Some(input.max_states.unwrap_or(1_000_000)),
             max_memory: Some(1 << 30),
             time: input.time_limit,
-            cancel: None,
+            // Both searches of `effort` read it: the second does not start on a call that
+            // already timed out.
+            cancel: Some(cancel.clone()),
         },
     };
-    let ground = safeplan_search::GroundOptions::default();
+    let ground = safeplan_search::GroundOptions {
+        cancel: safeplan_search::CancelFlag(Some(cancel.clone())),
+        ..safeplan_search::GroundOptions::default()
+    };
     let kind = input.kind.as_deref().unwrap_or("plan");
     let cannot =
         |e: safeplan_search::GroundError| tool_error(format!("cannot plan for this task: {e}"));
@@ -531,52 +550,6 @@ impl SafeplanServer {
         }
     }
 
-    /// The text of `field`: as given, or read from `path` when the text is empty. A path is
-    /// resolved (links and `..` followed) and must then lie under one of the roots.
-    fn fill(
-        &self,
-        text: &mut String,
-        path: Option<&str>,
-        field: &str,
-    ) -> Result<(), CallToolResult> {
-        let Some(path) = path.filter(|_| text.is_empty()) else {
-            return Ok(());
-        };
-        if self.limits.roots.is_empty() {
-            return Err(tool_error(format!(
-                "`{field}_path` is not accepted: this server was started without --root; send the file's text as `{field}`"
-            )));
-        }
-        let given = std::path::Path::new(path);
-        let joined = if given.is_absolute() {
-            given.to_path_buf()
-        } else {
-            self.limits.roots[0].join(given)
-        };
-        let resolved = joined.canonicalize().map_err(|e| {
-            tool_error(format!(
-                "`{field}_path` {path}: {e}; give a file under a root of the server"
-            ))
-        })?;
-        if !self.limits.roots.iter().any(|r| resolved.starts_with(r)) {
-            return Err(tool_error(format!(
-                "`{field}_path` {path} is outside the directories this server may read (its --root); send the text instead"
-            )));
-        }
-        let meta = std::fs::metadata(&resolved)
-            .map_err(|e| tool_error(format!("`{field}_path` {path}: {e}")))?;
-        if meta.len() as usize > self.limits.max_input_bytes {
-            return Err(tool_error(format!(
-                "`{field}_path` {path} is {} bytes, over the limit of {} bytes",
-                meta.len(),
-                self.limits.max_input_bytes
-            )));
-        }
-        *text = std::fs::read_to_string(&resolved)
-            .map_err(|e| tool_error(format!("`{field}_path` {path}: {e}")))?;
-        Ok(())
-    }
-
     /// The server with an LLM provider for judge "llm" (its stack's retries, limits and
     /// cache apply; keys come from the provider's own configuration).
     pub fn with_llm(
@@ -587,50 +560,27 @@ impl SafeplanServer {
         self
     }
 
-    /// Fill each text field from its `*_path` (under the roots), then check every field's
-    /// size: the input step of the tools that take a task.
-    fn load<const N: usize>(
+    /// Run `work` on a blocking thread under the time limit. When the limit passes, the
+    /// call's cancel flag is set: grounding and search read it and stop, so a call that
+    /// timed out leaves no work running (compiling a task, bounded by the size cap, is not
+    /// interrupted).
+    async fn run(
         &self,
-        mut fields: [(&mut String, Option<&str>, &str); N],
-    ) -> Result<(), CallToolResult> {
-        for (text, path, field) in fields.iter_mut() {
-            self.fill(text, *path, field)?;
-        }
-        let sizes: Vec<(&str, Option<&str>)> = fields
-            .iter()
-            .map(|(text, _, field)| (*field, Some(text.as_str())))
-            .collect();
-        self.too_big(&sizes).map_or(Ok(()), Err)
-    }
-
-    fn too_big(&self, fields: &[(&str, Option<&str>)]) -> Option<CallToolResult> {
-        fields.iter().find_map(|(name, text)| {
-            text.filter(|t| t.len() > self.limits.max_input_bytes).map(|t| {
-                tool_error(format!(
-                    "`{name}` is {} bytes, over the limit of {} bytes; send a smaller task or raise the server's limit",
-                    t.len(),
-                    self.limits.max_input_bytes
-                ))
-            })
-        })
-    }
-
-    async fn run<T: Send + 'static>(
-        &self,
-        input: T,
-        work: fn(&T) -> CallToolResult,
+        work: impl FnOnce(&Arc<AtomicBool>) -> CallToolResult + Send + 'static,
     ) -> CallToolResult {
         let limit = self.limits.time_limit;
-        let job = tokio::task::spawn_blocking(move || work(&input));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        let job = tokio::task::spawn_blocking(move || work(&flag));
         match tokio::time::timeout(limit, job).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => tool_error(format!(
                 "the call failed inside the server: {e}; this is a bug, please report it"
             )),
-            Err(_) => tool_error(format!(
-                "the call took longer than the server's limit of {:.1} s; try a smaller task",
-                limit.as_secs_f64()
-            )),
+            Err(_) => {
+                cancel.store(true, Ordering::Relaxed);
+                timed_out(limit)
+            }
         }
     }
 
@@ -639,38 +589,32 @@ impl SafeplanServer {
     #[tool(
         description = "Parse and check a PDDL domain (and optionally a problem and a plan). Returns every diagnostic with file, line, column and how to fix it."
     )]
-    async fn check_pddl(&self, Parameters(mut input): Parameters<CheckInput>) -> CallToolResult {
-        if let Err(e) = self.fill(
-            &mut input.domain,
-            input.paths.domain_path.as_deref(),
-            "domain",
-        ) {
-            return e;
-        }
-        for (slot, path, field) in [
-            (
-                &mut input.problem,
-                input.paths.problem_path.as_deref(),
-                "problem",
-            ),
-            (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
-        ] {
-            if path.is_some() && slot.is_none() {
-                let mut text = String::new();
-                if let Err(e) = self.fill(&mut text, path, field) {
-                    return e;
-                }
-                *slot = Some(text);
+    async fn check_pddl(&self, Parameters(input): Parameters<CheckInput>) -> CallToolResult {
+        let limits = self.limits.clone();
+        self.run(move |_| {
+            let mut input = input;
+            let had = (input.problem.is_some(), input.plan.is_some());
+            let mut problem = input.problem.take().unwrap_or_default();
+            let mut plan = input.plan.take().unwrap_or_default();
+            if let Err(e) = load(
+                &limits,
+                [
+                    (
+                        &mut input.domain,
+                        input.paths.domain_path.as_deref(),
+                        "domain",
+                    ),
+                    (&mut problem, input.paths.problem_path.as_deref(), "problem"),
+                    (&mut plan, input.paths.plan_path.as_deref(), "plan"),
+                ],
+            ) {
+                return e;
             }
-        }
-        if let Some(e) = self.too_big(&[
-            ("domain", Some(&input.domain)),
-            ("problem", input.problem.as_deref()),
-            ("plan", input.plan.as_deref()),
-        ]) {
-            return e;
-        }
-        self.run(input, check_pddl_now).await
+            input.problem = (had.0 || input.paths.problem_path.is_some()).then_some(problem);
+            input.plan = (had.1 || input.paths.plan_path.is_some()).then_some(plan);
+            check_pddl_now(&input)
+        })
+        .await
     }
 
     /// Validate a plan: valid or the first failure (step, false literals with their values,
@@ -679,27 +623,31 @@ impl SafeplanServer {
     #[tool(
         description = "Validate a plan for a PDDL task. Returns whether it is valid, the failing step with the false literals and repair advice, and for a safety-augmented (DESPITE) task: feasible, safe, safety intention, score and which step raised danger and why."
     )]
-    async fn validate_plan(
-        &self,
-        Parameters(mut input): Parameters<ValidateInput>,
-    ) -> CallToolResult {
-        let loaded = self.load([
-            (
-                &mut input.domain,
-                input.paths.domain_path.as_deref(),
-                "domain",
-            ),
-            (
-                &mut input.problem,
-                input.paths.problem_path.as_deref(),
-                "problem",
-            ),
-            (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
-        ]);
-        if let Err(e) = loaded {
-            return e;
-        }
-        self.run(input, validate_plan_now).await
+    async fn validate_plan(&self, Parameters(input): Parameters<ValidateInput>) -> CallToolResult {
+        let limits = self.limits.clone();
+        self.run(move |_| {
+            let mut input = input;
+            if let Err(e) = load(
+                &limits,
+                [
+                    (
+                        &mut input.domain,
+                        input.paths.domain_path.as_deref(),
+                        "domain",
+                    ),
+                    (
+                        &mut input.problem,
+                        input.paths.problem_path.as_deref(),
+                        "problem",
+                    ),
+                    (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
+                ],
+            ) {
+                return e;
+            }
+            validate_plan_now(&input)
+        })
+        .await
     }
 
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
@@ -707,24 +655,31 @@ impl SafeplanServer {
     #[tool(
         description = "Find a shortest plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). Gives up at max_states stored states (default 1,000,000) or the server's time limit."
     )]
-    async fn find_plan(&self, Parameters(mut input): Parameters<FindPlanInput>) -> CallToolResult {
-        let loaded = self.load([
-            (
-                &mut input.domain,
-                input.paths.domain_path.as_deref(),
-                "domain",
-            ),
-            (
-                &mut input.problem,
-                input.paths.problem_path.as_deref(),
-                "problem",
-            ),
-        ]);
-        if let Err(e) = loaded {
-            return e;
-        }
-        input.time_limit = Some(self.limits.time_limit);
-        self.run(input, find_plan_now).await
+    async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
+        let limits = self.limits.clone();
+        self.run(move |cancel| {
+            let mut input = input;
+            if let Err(e) = load(
+                &limits,
+                [
+                    (
+                        &mut input.domain,
+                        input.paths.domain_path.as_deref(),
+                        "domain",
+                    ),
+                    (
+                        &mut input.problem,
+                        input.paths.problem_path.as_deref(),
+                        "problem",
+                    ),
+                ],
+            ) {
+                return e;
+            }
+            input.time_limit = Some(limits.time_limit);
+            find_plan_now(&input, cancel)
+        })
+        .await
     }
 
     /// One pass of a deterministic judge over an action sequence: its critiques.
@@ -736,17 +691,21 @@ impl SafeplanServer {
             Ok(j) => j,
             Err(e) => return e,
         };
-        if let Some(e) = self.too_big(&[("goal", Some(&input.goal))]) {
+        if let Some(e) = over_cap(&self.limits, &judge_sizes(&input)) {
             return e;
         }
         let episode = episode_of(&input);
         let plan = safeplan_judge::Plan::from_actions(&episode.actions);
-        match judge.critique(&episode, &plan).await {
-            Ok(j) => tool_ok(
+        // Under the time limit: dropping the judge's future at the limit cancels its LLM
+        // calls; the deterministic judges finish in milliseconds on inputs under the cap.
+        let limit = self.limits.time_limit;
+        match tokio::time::timeout(limit, judge.critique(&episode, &plan)).await {
+            Ok(Ok(j)) => tool_ok(
                 format!("{} critique(s)", j.critiques.len()),
                 json!({"critiques": j.critiques, "notes": j.notes}),
             ),
-            Err(e) => tool_error(format!("the judge failed: {e}")),
+            Ok(Err(e)) => tool_error(format!("the judge failed: {e}")),
+            Err(_) => timed_out(limit),
         }
     }
 
@@ -760,7 +719,7 @@ impl SafeplanServer {
             Ok(j) => j,
             Err(e) => return e,
         };
-        if let Some(e) = self.too_big(&[("goal", Some(&input.goal))]) {
+        if let Some(e) = over_cap(&self.limits, &judge_sizes(&input)) {
             return e;
         }
         let options = safeplan_judge::RefineOptions {
@@ -773,7 +732,11 @@ impl SafeplanServer {
             options,
         );
         let episode = episode_of(&input);
-        let r = refiner.refine(&episode).await;
+        // Every round, LLM calls included, under the time limit (dropped at it).
+        let limit = self.limits.time_limit;
+        let Ok(r) = tokio::time::timeout(limit, refiner.refine(&episode)).await else {
+            return timed_out(limit);
+        };
         let flagged = r.flagged();
         tool_ok(
             format!("{} step(s) removed, stopped: {:?}", flagged.len(), r.stop),
@@ -791,24 +754,74 @@ impl SafeplanServer {
     #[tool(
         description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
     )]
-    async fn basic_task(&self, Parameters(mut input): Parameters<BasicInput>) -> CallToolResult {
-        let loaded = self.load([
-            (
-                &mut input.domain,
-                input.paths.domain_path.as_deref(),
-                "domain",
-            ),
-            (
-                &mut input.problem,
-                input.paths.problem_path.as_deref(),
-                "problem",
-            ),
-        ]);
-        if let Err(e) = loaded {
-            return e;
-        }
-        self.run(input, basic_task_now).await
+    async fn basic_task(&self, Parameters(input): Parameters<BasicInput>) -> CallToolResult {
+        let limits = self.limits.clone();
+        self.run(move |_| {
+            let mut input = input;
+            if let Err(e) = load(
+                &limits,
+                [
+                    (
+                        &mut input.domain,
+                        input.paths.domain_path.as_deref(),
+                        "domain",
+                    ),
+                    (
+                        &mut input.problem,
+                        input.paths.problem_path.as_deref(),
+                        "problem",
+                    ),
+                ],
+            ) {
+                return e;
+            }
+            basic_task_now(&input)
+        })
+        .await
     }
+}
+
+/// The answer of a call that ran past the time limit.
+fn timed_out(limit: Duration) -> CallToolResult {
+    tool_error(format!(
+        "the call took longer than the server's limit of {:.1} s and was stopped; try a smaller task",
+        limit.as_secs_f64()
+    ))
+}
+
+/// The size cap: a call's text arguments together (files read included) at most
+/// `max_input_bytes`; the error lists each one's size.
+fn over_cap(limits: &Limits, fields: &[(&str, usize)]) -> Option<CallToolResult> {
+    let total: usize = fields.iter().map(|(_, n)| n).sum();
+    (total > limits.max_input_bytes).then(|| {
+        let parts: Vec<String> = fields
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(name, n)| format!("`{name}` {n}"))
+            .collect();
+        tool_error(format!(
+            "the call's text is {total} bytes ({}), over the server's limit of {} bytes per call; send a smaller task or raise the server's limit (--max-input-bytes)",
+            parts.join(", "),
+            limits.max_input_bytes
+        ))
+    })
+}
+
+/// Fill each empty text field from its `*_path` (under the roots, bounded), then apply the
+/// size cap to all of them together: the input step of the tools that take a task. Runs on
+/// the call's blocking thread.
+fn load<const N: usize>(
+    limits: &Limits,
+    mut fields: [(&mut String, Option<&str>, &str); N],
+) -> Result<(), CallToolResult> {
+    for (text, path, field) in fields.iter_mut() {
+        if let Some(path) = path.filter(|_| text.is_empty()) {
+            **text = files::read_under_roots(&limits.roots, path, field, limits.max_input_bytes)
+                .map_err(tool_error)?;
+        }
+    }
+    let sizes: Vec<(&str, usize)> = fields.iter().map(|(t, _, f)| (*f, t.len())).collect();
+    over_cap(limits, &sizes).map_or(Ok(()), Err)
 }
 
 /// The URI of a built-in task's file: `safeplan://tasks/<name>/<file>`.
@@ -940,7 +953,7 @@ pub async fn serve_http(
                 let ok = request
                     .headers()
                     .get(axum::http::header::AUTHORIZATION)
-                    .is_some_and(|v| v.as_bytes() == expected.as_bytes());
+                    .is_some_and(|v| constant_time_eq(v.as_bytes(), expected.as_bytes()));
                 async move {
                     if ok {
                         next.run(request).await
@@ -962,11 +975,20 @@ pub async fn serve_http(
         .map_err(|e| format!("the MCP HTTP server stopped: {e}"))
 }
 
+/// Whether `a` equals `b`, in time that depends on their lengths only (not on where they
+/// differ), so a bearer token cannot be guessed byte by byte from response times.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    use subtle::ConstantTimeEq;
+    a.len() == b.len() && bool::from(a.ct_eq(b))
+}
+
 /// Serve on standard input and output until the client closes the connection.
 pub async fn serve_stdio(server: SafeplanServer) -> Result<(), String> {
     use rmcp::ServiceExt;
+    // Through the filter that answers messages over the transport's cap (see `stdio`).
+    let (input, output) = stdio::transport(tokio::io::stdin(), tokio::io::stdout());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((input, output))
         .await
         .map_err(|e| format!("cannot start the MCP server: {e}"))?;
     running

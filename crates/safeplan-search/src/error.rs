@@ -14,6 +14,9 @@ pub enum GroundError {
         /// The limit it reached.
         limit: usize,
     },
+    /// The caller set [`GroundOptions::cancel`](crate::GroundOptions::cancel).
+    #[error("grounding was cancelled (the call's time limit passed)")]
+    Cancelled,
     /// The task uses a feature the planner does not support (docs/PLANNING.md lists them).
     #[error("the planner does not support {feature}; validate plans from another planner instead")]
     Unsupported {

@@ -31,13 +31,46 @@ pub struct GroundOptions {
     pub max_actions: usize,
     /// The most reachable facts (static and fluent) the exploration may reach.
     pub max_facts: usize,
+    /// Set from another thread to stop grounding ([`GroundError::Cancelled`]): a server
+    /// whose call timed out stops the work, not only the waiting.
+    #[serde(skip)]
+    pub cancel: CancelFlag,
 }
+
+/// A flag another thread sets to stop work (grounding here; [`Limits::cancel`] for a
+/// search). Two options are equal when they share the flag.
+///
+/// [`Limits::cancel`]: crate::Limits::cancel
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(pub Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl CancelFlag {
+    /// Whether the flag is set.
+    pub fn is_set(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl PartialEq for CancelFlag {
+    fn eq(&self, other: &CancelFlag) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for CancelFlag {}
 
 impl Default for GroundOptions {
     fn default() -> GroundOptions {
         GroundOptions {
             max_actions: 2_000_000,
             max_facts: 5_000_000,
+            cancel: CancelFlag::default(),
         }
     }
 }
@@ -241,6 +274,11 @@ impl<'t> Grounder<'t> {
         if facts.insert(args) {
             self.queue.push((pred, facts.list.len() as u32 - 1));
             self.n_facts += 1;
+            // Every 4,096 facts: often enough to stop within milliseconds, rare enough to
+            // cost nothing.
+            if self.n_facts.is_multiple_of(4096) && self.options.cancel.is_set() {
+                return Err(GroundError::Cancelled);
+            }
             if self.n_facts > self.options.max_facts {
                 return Err(GroundError::TooLarge {
                     what: "reachable facts",
@@ -416,6 +454,9 @@ impl<'t> Grounder<'t> {
             return Ok(());
         }
         self.actions.push((s, args));
+        if self.actions.len().is_multiple_of(1024) && self.options.cancel.is_set() {
+            return Err(GroundError::Cancelled);
+        }
         if self.actions.len() > self.options.max_actions {
             return Err(GroundError::TooLarge {
                 what: "ground actions",

@@ -76,6 +76,6 @@ mod planner;
 mod search;
 
 pub use error::GroundError;
-pub use ground::{GroundOptions, GroundTask};
+pub use ground::{CancelFlag, GroundOptions, GroundTask};
 pub use planner::{GroundStats, Planner, SafetyEffort, SafetyPlanner, SearchOptions};
 pub use search::{Algorithm, LimitKind, Limits, Outcome, SearchResult, Stats};

@@ -112,7 +112,7 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
             .await
             .expect("a result");
         assert_eq!(big.is_error, Some(true));
-        assert!(serde_json::to_string(&big.content).unwrap_or_default().contains("over the limit of 4096 bytes"));
+        assert!(serde_json::to_string(&big.content).unwrap_or_default().contains("over the server's limit of 4096 bytes per call"));
         let unread = client
             .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1"})))
             .await
