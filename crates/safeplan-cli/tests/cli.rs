@@ -2271,3 +2271,18 @@ fn the_core_executable_alone_validates_and_explains_what_is_missing() {
         "{message}"
     );
 }
+
+/// Only `safeplan` is linked without PIE (its start-up is what a process per plan costs);
+/// `safeplan-full`, which runs the HTTP server and the LLM client, keeps PIE and so ASLR.
+/// The ELF header's `e_type` says which: 2 a fixed-address executable, 3 position-independent.
+#[cfg(target_os = "linux")]
+#[test]
+fn only_the_core_executable_is_linked_without_pie() {
+    let e_type = |path: &str| {
+        let bytes = std::fs::read(path).expect("the executable reads");
+        assert_eq!(&bytes[..4], b"\x7fELF");
+        u16::from_le_bytes([bytes[16], bytes[17]])
+    };
+    assert_eq!(e_type(env!("CARGO_BIN_EXE_safeplan")), 2);
+    assert_eq!(e_type(env!("CARGO_BIN_EXE_safeplan-full")), 3);
+}
