@@ -209,6 +209,23 @@ fn validate_group(
         args.strict,
         (danger, args.si.mode(), args.tolerance),
     );
+    if let Some(why) = compiled
+        .as_ref()
+        .and_then(|(task, _)| task.unsupported_option(options))
+    {
+        return entries
+            .iter()
+            .map(|e| LineOut {
+                line: e.line,
+                json: error_json(
+                    e.line,
+                    why.to_string(),
+                    "leave out --continue: each plan's first failure is reported",
+                ),
+                result: None,
+            })
+            .collect();
+    }
     let mut validator = compiled
         .as_ref()
         .map(|(task, _)| Validator::new(task, options.clone()));

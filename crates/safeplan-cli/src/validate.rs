@@ -204,6 +204,18 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         Some((task, safety)) => (Some(task), safety),
         None => (None, None),
     };
+    // `--continue` on a temporal task: refused, never silently ignored.
+    if let Some(why) = task.as_ref().and_then(|t| {
+        t.unsupported_option(&ValidateOptions {
+            keep_going: args.keep_going,
+            ..ValidateOptions::default()
+        })
+    }) {
+        return Err(Failure::Input {
+            message: why.into(),
+            hint: Some("leave out --continue: each plan's first failure is reported".into()),
+        });
+    }
 
     // The compiled task holds the initial state; the problem's facts are not read again.
     // Freed now, their memory is where the plans' steps are read next, instead of pages the

@@ -2286,3 +2286,40 @@ fn only_the_core_executable_is_linked_without_pie() {
     assert_eq!(e_type(env!("CARGO_BIN_EXE_safeplan")), 2);
     assert_eq!(e_type(env!("CARGO_BIN_EXE_safeplan-full")), 3);
 }
+
+/// `--continue` on a temporal task is refused in words (exit 2), on its own and in a
+/// manifest, instead of being silently ignored.
+#[test]
+fn continue_is_refused_for_temporal_plans() {
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/temporal/hot-drink-carry");
+    let plan = std::fs::read_dir(root.join("plans"))
+        .expect("plans")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "plan"))
+        .expect("a plan");
+    let out = Command::new(env!("CARGO_BIN_EXE_safeplan"))
+        .arg("validate")
+        .arg("--continue")
+        .arg(root.join("domain.pddl"))
+        .arg(root.join("problem.pddl"))
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not supported for temporal plans"),
+        "{stderr}"
+    );
+    // Without --continue the same plan is validated.
+    let out = Command::new(env!("CARGO_BIN_EXE_safeplan"))
+        .arg("validate")
+        .arg(root.join("domain.pddl"))
+        .arg(root.join("problem.pddl"))
+        .arg(&plan)
+        .output()
+        .expect("runs");
+    assert_ne!(out.status.code(), Some(2));
+}

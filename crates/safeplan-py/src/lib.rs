@@ -615,6 +615,9 @@ impl Task {
             tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
+        if let Some(why) = self.task.unsupported_option(&options) {
+            return Err(pyo3::exceptions::PyValueError::new_err(why));
+        }
         let task = &self.task;
         let inner = match plan {
             ReadPlan::Steps(plan) => py.detach(|| Validator::new(task, options).validate(&plan)),
@@ -669,6 +672,9 @@ impl Task {
             tolerance: check_tolerance_opt(tolerance)?,
             ..ValidateOptions::default()
         };
+        if let Some(why) = self.task.unsupported_option(&options) {
+            return Err(pyo3::exceptions::PyValueError::new_err(why));
+        }
         // The plans go to the batch; replies without one get their verdict in place.
         let (plans, places): (Vec<Plan>, Vec<Option<NoPlan>>) = read
             .into_iter()

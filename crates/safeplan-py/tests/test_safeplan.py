@@ -431,6 +431,20 @@ def test_a_safety_task_takes_vals_tolerance():
         safeplan.SafetyTask(domain, problem, tolerance=0)
 
 
+def test_keep_going_is_refused_for_temporal_plans():
+    """Issue 28: keep_going on a timed plan is refused (ValueError), never silently ignored;
+    on a sequential task it lists every failure."""
+    from conftest import REPO
+
+    drink = REPO / "examples" / "temporal" / "hot-drink-carry"
+    task = safeplan.Task((drink / "domain.pddl").read_text(), (drink / "problem.pddl").read_text())
+    plan = (drink / "plans" / "safe.plan").read_text()
+    assert task.validate(plan).steps > 0
+    for call in (lambda: task.validate(plan, keep_going=True), lambda: task.validate_many([plan], keep_going=True)):
+        with pytest.raises(ValueError, match="not supported for temporal plans"):
+            call()
+
+
 def test_the_robot_loop_example_runs():
     import subprocess
     import sys

@@ -902,3 +902,16 @@ impl Task {
         }
     }
 }
+
+impl Task {
+    /// Why `options` cannot be honoured on this task, when they cannot: `keep_going` on a
+    /// temporal task (the temporal validator stops at a plan's first failure). Every surface
+    /// refuses such options with this message rather than ignore them.
+    pub fn unsupported_option(&self, options: &ValidateOptions) -> Option<&'static str> {
+        (options.keep_going && self.is_temporal()).then_some(
+            "keep going after a failure (--continue, keep_going) is not supported for temporal \
+             plans (the domain has durative actions): the temporal validator stops at a plan's \
+             first failure",
+        )
+    }
+}
