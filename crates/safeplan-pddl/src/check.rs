@@ -1098,6 +1098,27 @@ impl<'i, 'a> Walker<'i, 'a> {
     ) {
         let before = scope.vars.len();
         for v in vars {
+            // PlanSys2's own test domains write `(exists (?ro) ...)` in typed domains; VAL
+            // refuses it. Read as `object`, said so.
+            if v.ty.is_none() && self.index.typed {
+                self.out.push(
+                    Diagnostic::warning(
+                        Code::UntypedVariable,
+                        self.file,
+                        v.name.span,
+                        format!(
+                            "the quantified variable `?{}` has no type: it is read as `object` \
+                             (any object of the task)",
+                            v.name.text
+                        ),
+                    )
+                    .with_help(format!(
+                        "write `?{} - TYPE` to range over one type (VAL refuses an untyped \
+                         variable in a typed domain)",
+                        v.name.text
+                    )),
+                );
+            }
             let types = self.resolve(v.ty.as_ref());
             scope.vars.push((&v.name, types));
         }

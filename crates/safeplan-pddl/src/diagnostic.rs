@@ -86,6 +86,9 @@ pub enum Code {
     ArityMismatch,
     /// An argument whose type does not fit the parameter.
     TypeMismatch,
+    /// A quantified variable without a type in a typed domain (`(exists (?r) ...)`): read
+    /// as `object` (VAL refuses it).
+    UntypedVariable,
     /// A name declared twice.
     DuplicateName,
     /// The problem names a different domain than the one given.
@@ -136,6 +139,7 @@ impl Code {
             Code::UndefinedVariable => "undefined-variable",
             Code::ArityMismatch => "arity-mismatch",
             Code::TypeMismatch => "type-mismatch",
+            Code::UntypedVariable => "untyped-variable",
             Code::DuplicateName => "duplicate-name",
             Code::DomainMismatch => "domain-mismatch",
             Code::UnknownAction => "unknown-action",

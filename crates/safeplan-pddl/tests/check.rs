@@ -268,3 +268,29 @@ fn quantified_and_derived_variables_are_in_scope_only_inside() {
     assert_eq!(got, [(Code::UndefinedVariable, "?c")]);
     assert_eq!(diags[0].help.as_deref(), Some("did you mean `?a`?"));
 }
+
+/// An untyped quantified variable in a typed domain (as PlanSys2's test domains write
+/// `(exists (?ro) ...)`): a warning naming it, read as `object`; in an untyped domain,
+/// nothing to say.
+#[test]
+fn an_untyped_quantified_variable_in_a_typed_domain_is_a_warning() {
+    let typed = "(define (domain d) (:requirements :typing :existential-preconditions :negative-preconditions)
+  (:types robot room)
+  (:predicates (at ?r - robot ?m - room) (busy ?m - room))
+  (:action go :parameters (?r - robot ?m - room)
+    :precondition (not (exists (?ro) (at ?ro ?m)))
+    :effect (at ?r ?m)))";
+    let diags = check_domain(&domain(typed), &CheckOptions::default());
+    assert_eq!(
+        summary(typed, &diags),
+        [(Code::UntypedVariable, Severity::Warning, "?ro")]
+    );
+    assert!(diags[0].message.contains("`?ro`") && diags[0].message.contains("`object`"));
+    assert_eq!(Code::UntypedVariable.as_str(), "untyped-variable");
+    let untyped = "(define (domain d) (:requirements :existential-preconditions :negative-preconditions)
+  (:predicates (at ?r ?m))
+  (:action go :parameters (?r ?m)
+    :precondition (not (exists (?ro) (at ?ro ?m)))
+    :effect (at ?r ?m)))";
+    assert!(check_domain(&domain(untyped), &CheckOptions::default()).is_empty());
+}
