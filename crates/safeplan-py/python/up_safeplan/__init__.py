@@ -22,6 +22,8 @@ hierarchical (HTN) and multi-agent problems; planning for temporal problems.
 
 from __future__ import annotations
 
+import collections
+import threading
 from typing import Optional
 
 import unified_planning as up
@@ -65,10 +67,6 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         Engine.__init__(self)
         PlanValidatorMixin.__init__(self)
         OneshotPlannerMixin.__init__(self)
-        # Writing a UP problem as PDDL costs milliseconds, validating a plan microseconds:
-        # the compiled task is kept per problem object and rebuilt when the problem's
-        # (structural) hash changes, so validating many plans of one problem writes it once.
-        self._compiled: "dict[int, tuple[int, PDDLWriter, safeplan.Task]]" = {}
         tolerance = options.pop("tolerance", None)
         if options:
             raise up.exceptions.UPUsageError(
@@ -148,15 +146,7 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         )
 
     def _task(self, problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
-        key, structure = id(problem), hash(problem)
-        cached = self._compiled.get(key)
-        if cached is not None and cached[0] == structure:
-            return cached[1], cached[2]
-        writer, task = _compile(problem)
-        if len(self._compiled) >= 16:
-            self._compiled.clear()
-        self._compiled[key] = (structure, writer, task)
-        return writer, task
+        return _task_of(problem)
 
     def _validate(
         self, problem: "up.model.AbstractProblem", plan: "up.plans.Plan"
@@ -263,6 +253,39 @@ def _action_instance(writer: PDDLWriter, step: str) -> "up.plans.ActionInstance"
     action = writer.get_item_named(name)
     params = [writer.get_item_named(a) for a in args]
     return up.plans.ActionInstance(action, params)
+
+
+# Writing a UP problem as PDDL costs milliseconds (UP's writer), validating a plan
+# microseconds. Callers such as DESPITE build a fresh problem, and a fresh validator, for every
+# plan: so compiled tasks are shared by every engine of the process, keyed by the problem's
+# structure as text (UP's own description of the problem, plus its objects and type
+# hierarchy, which that description leaves out for untyped problems): about 1 ms to compute
+# against 20 ms to write and compile. Equal text, equal problem: a cache hit cannot give
+# another problem's verdict.
+_SHARED_SIZE = 64
+_shared: "collections.OrderedDict[str, tuple[PDDLWriter, safeplan.Task]]" = collections.OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def _structure(problem: "up.model.AbstractProblem") -> str:
+    objects = ";".join(f"{o.name}:{o.type}" for o in problem.all_objects)
+    types = ";".join(f"{t}<{t.father}" for t in getattr(problem, "user_types", []))
+    return f"{type(problem).__name__}\n{problem!r}\nobjects {objects}\ntypes {types}"
+
+
+def _task_of(problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
+    key = _structure(problem)
+    with _shared_lock:
+        hit = _shared.get(key)
+        if hit is not None:
+            _shared.move_to_end(key)
+            return hit
+    compiled = _compile(problem)
+    with _shared_lock:
+        _shared[key] = compiled
+        while len(_shared) > _SHARED_SIZE:
+            _shared.popitem(last=False)
+    return compiled
 
 
 def _compile(problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan.Task]":
