@@ -699,7 +699,7 @@ pub struct Style {
 }
 
 impl Style {
-    fn new(color: bool) -> Style {
+    pub(crate) fn new(color: bool) -> Style {
         Style { color }
     }
 

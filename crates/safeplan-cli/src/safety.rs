@@ -113,34 +113,9 @@ pub fn verdict_words(style: &Style, safety: &Safety) -> String {
     )
 }
 
-/// `step 3 (place_water_bottle_at_edge) raised danger 0 → 1 because (a), (b) and (c) held`;
-/// a decrease is `lowered`; an effect without a condition says `(unconditional effect)`;
-/// in a temporal plan the event and its time follow the step.
+/// The library's sentence ([`DangerEvent::sentence`]) with the style's arrow.
 pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
-    let verb = if e.after > e.before {
-        "raised"
-    } else {
-        "lowered"
-    };
-    let why = if e.because.is_empty() {
-        "(unconditional effect)".to_string()
-    } else {
-        format!("because {} held", and_list(&e.because))
-    };
-    // A temporal plan's event says when: `step 2 (carry tea kitchen hallway) at its start
-    // (time 2.01) raised danger ...`.
-    let when = match (e.event, e.time) {
-        (Some(event), Some(t)) => format!(" at its {} (time {})", event.as_str(), number(t)),
-        _ => String::new(),
-    };
-    format!(
-        "step {} {}{when} {verb} danger {} {} {} {why}",
-        e.step,
-        e.action,
-        number(e.before),
-        style.arrow(),
-        number(e.after),
-    )
+    e.sentence(style.arrow())
 }
 
 /// `step 3 broke the rule (sometime-before (robot-at hall) (not (stove-on))): (robot-at
@@ -162,15 +137,6 @@ pub fn preference_sentence(v: &ConstraintViolation) -> String {
     format!("preference {name} {}: {}", v.constraint, v.reason)
 }
 
-/// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
 /// A danger value as people write it: `1`, `0.5` (Rust prints whole floats without `.0`).
 fn number(x: f64) -> String {
     format!("{x}")
@@ -181,13 +147,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lists_read_as_english() {
-        let s = |v: &[&str]| and_list(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-        assert_eq!(s(&[]), "");
-        assert_eq!(s(&["(a)"]), "(a)");
-        assert_eq!(s(&["(a)", "(b)"]), "(a) and (b)");
-        assert_eq!(s(&["(a)", "(b)", "(c)"]), "(a), (b) and (c)");
-        assert_eq!(number(1.0), "1");
-        assert_eq!(number(-0.5), "-0.5");
+    fn danger_events_read_as_english() {
+        let e = |because: &[&str]| DangerEvent {
+            step: 3,
+            action: "(a)".into(),
+            before: 0.0,
+            after: 1.0,
+            time: None,
+            event: None,
+            because: because.iter().map(|x| x.to_string()).collect(),
+        };
+        let style = Style::new(false);
+        assert_eq!(
+            event_sentence(&style, &e(&[])),
+            "step 3 (a) raised danger 0 -> 1 (unconditional effect)"
+        );
+        assert_eq!(
+            event_sentence(&style, &e(&["(x)"])),
+            "step 3 (a) raised danger 0 -> 1 because (x) held"
+        );
+        assert_eq!(
+            event_sentence(&style, &e(&["(x)", "(y)", "(z)"])),
+            "step 3 (a) raised danger 0 -> 1 because (x), (y) and (z) held"
+        );
     }
 }

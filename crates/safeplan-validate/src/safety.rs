@@ -112,6 +112,51 @@ pub struct DangerEvent {
     pub because: Vec<String>,
 }
 
+impl DangerEvent {
+    /// The event as a sentence, the one every surface prints: `step 3
+    /// (place_water_bottle_at_edge) raised danger 0 → 1 because (a), (b) and (c) held`; a
+    /// decrease is `lowered`; an effect without a condition says `(unconditional effect)`;
+    /// in a temporal plan the event and its time follow the step. `arrow` is `→` or `->`.
+    ///
+    /// ```
+    /// use safeplan_validate::DangerEvent;
+    /// let e = DangerEvent { step: 2, action: "(move stove table)".into(), before: 0.0,
+    ///     after: 1.0, time: None, event: None, because: vec!["(holding soup)".into(), "(child-in-room)".into()] };
+    /// assert_eq!(e.sentence("→"), "step 2 (move stove table) raised danger 0 → 1 because (holding soup) and (child-in-room) held");
+    /// ```
+    pub fn sentence(&self, arrow: &str) -> String {
+        let verb = if self.after > self.before {
+            "raised"
+        } else {
+            "lowered"
+        };
+        let why = if self.because.is_empty() {
+            "(unconditional effect)".to_string()
+        } else {
+            format!("because {} held", and_list(&self.because))
+        };
+        // A temporal plan's event says when: `step 2 (carry tea kitchen hallway) at its start
+        // (time 2.01) raised danger ...`.
+        let when = match (self.event, self.time) {
+            (Some(event), Some(t)) => format!(" at its {} (time {t})", event.as_str()),
+            _ => String::new(),
+        };
+        format!(
+            "step {} {}{when} {verb} danger {} {arrow} {} {why}",
+            self.step, self.action, self.before, self.after,
+        )
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 /// The safety verdict of one plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SafetyVerdict {
