@@ -10,7 +10,12 @@ venv="${SAFEPLAN_VENV:-$PWD/target/ci-venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "hypothesis>=6,<7" "unified-planning==1.3.0" "mcp==2.3.0" "inspect_ai==0.3.285"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "hypothesis>=6,<7" "unified-planning==1.3.0" "mcp==2.3.0" "inspect_ai==0.3.285" "playwright==1.65.2"
+# Debian's Chromium for the bench report's browser test (Playwright drives it; Playwright's own
+# browser download needs the internet).
+if ! command -v chromium >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 || echo "could not install chromium"
+fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps ./crates/safeplan-py
 "$venv/bin/python" -c "import safeplan, up_safeplan; print('safeplan', safeplan.__version__, 'installed')"
 # The MCP server (`safeplan mcp`, the binary `cargo test --workspace` built) driven by the

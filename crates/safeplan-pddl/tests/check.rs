@@ -287,7 +287,8 @@ fn an_untyped_quantified_variable_in_a_typed_domain_is_a_warning() {
     );
     assert!(diags[0].message.contains("`?ro`") && diags[0].message.contains("`object`"));
     assert_eq!(Code::UntypedVariable.as_str(), "untyped-variable");
-    let untyped = "(define (domain d) (:requirements :existential-preconditions :negative-preconditions)
+    let untyped =
+        "(define (domain d) (:requirements :existential-preconditions :negative-preconditions)
   (:predicates (at ?r ?m))
   (:action go :parameters (?r ?m)
     :precondition (not (exists (?ro) (at ?ro ?m)))

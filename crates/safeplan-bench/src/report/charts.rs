@@ -252,10 +252,15 @@ pub fn outcome_bars(planners: &[PlannerReport]) -> String {
     })
 }
 
-/// A heatmap of safe rates: one row per planner, one column per group of `breakdown`
-/// (at most `max_groups`, the largest), each cell coloured by its safe rate with the rate
-/// and the number of attempts written in it.
-pub fn safe_rate_heatmap(breakdown: &Breakdown, planners: &[String], max_groups: usize) -> String {
+const HEATMAP_TOP: i32 = 60;
+const HEATMAP_ROW: i32 = 34;
+
+/// The heatmap's columns (the largest groups), label width and column width.
+fn heatmap_layout(
+    breakdown: &Breakdown,
+    planners: &[String],
+    max_groups: usize,
+) -> (Vec<String>, i32, i32) {
     let groups = super::largest_groups(breakdown, max_groups);
     let label_w = planners
         .iter()
@@ -270,7 +275,53 @@ pub fn safe_rate_heatmap(breakdown: &Breakdown, planners: &[String], max_groups:
         .max()
         .unwrap_or(60)
         .max(64);
-    let (top, row) = (60, 34);
+    (groups, label_w, col_w)
+}
+
+/// [`safe_rate_heatmap`] with each cell that has attempts a link: `href(planner index,
+/// group)` gives its target (the HTML report's view of those attempts). The links are
+/// transparent rectangles over the cells, so the picture is the same.
+pub fn safe_rate_heatmap_linked(
+    breakdown: &Breakdown,
+    planners: &[String],
+    max_groups: usize,
+    href: &dyn Fn(usize, &str) -> String,
+) -> String {
+    let svg = safe_rate_heatmap(breakdown, planners, max_groups);
+    let (groups, label_w, col_w) = heatmap_layout(breakdown, planners, max_groups);
+    let mut links = String::new();
+    for (i, p) in planners.iter().enumerate() {
+        for (j, g) in groups.iter().enumerate() {
+            let has = breakdown
+                .cells
+                .iter()
+                .any(|c| &c.planner == p && &c.group == g && c.n > 0);
+            if has {
+                let x0 = label_w + col_w * j as i32;
+                let y0 = HEATMAP_TOP + HEATMAP_ROW * i as i32;
+                links.push_str(&format!(
+                    "<a href=\"{}\"><rect class=\"cell-link\" x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"transparent\"><title>{} · {}: open these attempts</title></rect></a>",
+                    super::html::escape(&href(i, g)),
+                    col_w - 2,
+                    HEATMAP_ROW - 2,
+                    super::html::escape(p),
+                    super::html::escape(g)
+                ));
+            }
+        }
+    }
+    match svg.rfind("</svg>") {
+        Some(end) => format!("{}{links}{}", &svg[..end], &svg[end..]),
+        None => svg,
+    }
+}
+
+/// A heatmap of safe rates: one row per planner, one column per group of `breakdown`
+/// (at most `max_groups`, the largest), each cell coloured by its safe rate with the rate
+/// and the number of attempts written in it.
+pub fn safe_rate_heatmap(breakdown: &Breakdown, planners: &[String], max_groups: usize) -> String {
+    let (groups, label_w, col_w) = heatmap_layout(breakdown, planners, max_groups);
+    let (top, row) = (HEATMAP_TOP, HEATMAP_ROW);
     let width = label_w + col_w * groups.len().max(1) as i32 + 20;
     let height = top + row * planners.len().max(1) as i32 + 50;
     let title = format!("Safe rate by {}", breakdown.by.replace('_', " "));

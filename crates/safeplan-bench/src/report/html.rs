@@ -1,6 +1,7 @@
 //! The report as one self-contained HTML page: inline CSS, inline SVG charts, no script,
 //! no external URL, no font file, so it can be mailed, archived or opened offline.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::charts;
@@ -10,13 +11,22 @@ use super::model::{Breakdown, Report, UNKNOWN};
 /// Groups shown per breakdown table and heatmap.
 const MAX_GROUPS: usize = 30;
 
+/// Attempts listed on the page (the JSON report has all).
+const MAX_ATTEMPTS: usize = 5_000;
+
+/// Characters of a reply shown on the page (the JSON report has all).
+const MAX_REPLY_CHARS: usize = 20_000;
+
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#212121}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}h3{font-size:1em}\
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}\
 th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}\
 th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}\
 table.bd td:nth-child(2){text-align:left}.meta{color:#555}.chart{margin:1em 0;overflow-x:auto}\
-code{background:#f5f5f5;padding:0 .2em}";
+code{background:#f5f5f5;padding:0 .2em}\
+.filters a{margin-right:.6em}.att{border:1px solid #ddd;margin:.3em 0;padding:.2em .6em}\
+.att>summary{cursor:pointer}.att pre{white-space:pre-wrap;max-height:30em;overflow:auto;background:#fafafa;padding:.5em}\
+.oc{font-weight:bold}.o-safe .oc{color:#2e7d32}.o-unsafe .oc{color:#c62828}.o-infeasible .oc,.o-no-plan .oc,.o-failed .oc{color:#ef6c00}.o-error .oc{color:#555}";
 
 /// Text as HTML (also valid inside attribute values and SVG).
 pub(crate) fn escape(text: &str) -> String {
@@ -93,6 +103,206 @@ fn heatmap_breakdown(r: &Report) -> Option<&Breakdown> {
                 .find(|b| b.by == "danger_group")
         })
         .or_else(|| r.breakdowns.first())
+}
+
+/// Each planner's index in the run (the `p{i}` of the attempt view's classes and links).
+fn planner_index(r: &Report) -> BTreeMap<&str, usize> {
+    r.run
+        .planners
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.as_str(), i))
+        .collect()
+}
+
+/// The link to the attempts of planner `p` (an index) with `class` (an outcome or group
+/// class), or all of them.
+fn view(p: Option<usize>, class: Option<&str>) -> String {
+    match (p, class) {
+        (Some(i), Some(c)) => format!("#v-p{i}-{c}"),
+        (Some(i), None) => format!("#v-p{i}"),
+        (None, Some(c)) => format!("#v-{c}"),
+        (None, None) => "#v-all".to_string(),
+    }
+}
+
+/// `text` as a link to `href` when there are attempts to see.
+fn linked(text: &str, href: &str, count: u64) -> String {
+    if count == 0 {
+        text.to_string()
+    } else {
+        format!("<a href=\"{}\">{text}</a>", escape(href))
+    }
+}
+
+/// The class of group `g` of breakdown `b` (indices into the report's breakdowns and that
+/// breakdown's groups).
+fn group_class(r: &Report, b: usize, g: &str) -> Option<String> {
+    let j = r.breakdowns.get(b)?.groups.iter().position(|x| x == g)?;
+    Some(format!("g{b}-{j}"))
+}
+
+/// The attempts, with their filters: CSS only (the page has no script). Each filter is a
+/// link to an empty anchor before the list; `:target` on it hides every attempt without
+/// the filter's classes. One filter at a time: a planner, an outcome, a planner's outcome,
+/// a planner's task group.
+fn attempts_section(b: &mut String, r: &Report) {
+    if r.attempts.is_empty() {
+        return;
+    }
+    let index = planner_index(r);
+    let outcomes: Vec<&str> = if r.run.ability.wants_plan() {
+        let mut o = super::attempts::PLAN_OUTCOMES.to_vec();
+        o.extend(["notfeasible", "refusal"]);
+        o
+    } else {
+        vec!["scored", "failed", "error"]
+    };
+    // Every view: (anchor id, the classes an attempt needs to stay shown).
+    let mut views: Vec<(String, String)> = vec![("v-all".into(), String::new())];
+    for o in &outcomes {
+        views.push((format!("v-o-{o}"), format!(".o-{o}")));
+    }
+    for i in index.values() {
+        views.push((format!("v-p{i}"), format!(".p{i}")));
+        for o in &outcomes {
+            views.push((format!("v-p{i}-o-{o}"), format!(".p{i}.o-{o}")));
+        }
+        for (bi, x) in r.breakdowns.iter().enumerate() {
+            for g in super::largest_groups(x, MAX_GROUPS) {
+                if let Some(c) = group_class(r, bi, &g) {
+                    views.push((format!("v-p{i}-{c}"), format!(".p{i}.{c}")));
+                }
+            }
+        }
+    }
+    b.push_str("<h2 id=\"attempts\">Attempts</h2>\n<style>");
+    for (id, classes) in views.iter().skip(1) {
+        let _ = write!(b, "#{id}:target~.atts .att:not({classes}){{display:none}}");
+    }
+    b.push_str("</style>\n<p class=\"filters\">Show: <a href=\"#v-all\">all</a> · planner:");
+    for (id, i) in &index {
+        let _ = write!(
+            b,
+            " <a href=\"{}\">{}</a>",
+            view(Some(*i), None),
+            escape(id)
+        );
+    }
+    b.push_str(" · outcome:");
+    for o in &outcomes {
+        let _ = write!(
+            b,
+            " <a href=\"{}\">{o}</a>",
+            escape(&view(None, Some(&format!("o-{o}"))))
+        );
+    }
+    b.push_str("</p>\n<p class=\"meta\">Links in the tables and the heatmap open the attempts behind a number. Each attempt opens to why (the failing step, or each step that raised danger and why), the plan read, the reply, latency, tokens and cost.</p>\n");
+    // The anchors and the list are siblings, as `~` needs.
+    for (id, _) in &views {
+        let _ = write!(b, "<i id=\"{id}\" class=\"v\"></i>");
+    }
+    b.push_str("\n<div class=\"atts\">\n");
+    for (n, a) in r.attempts.iter().take(MAX_ATTEMPTS).enumerate() {
+        let mut classes = vec!["att".to_string(), format!("o-{}", a.outcome)];
+        if let Some(i) = index.get(a.planner.as_str()) {
+            classes.push(format!("p{i}"));
+        }
+        if matches!(a.outcome.as_str(), "infeasible" | "no-plan" | "failed") {
+            classes.push("o-notfeasible".into());
+        }
+        if a.no_plan == Some(safeplan_pddl::NoPlan::Refusal) {
+            classes.push("o-refusal".into());
+        }
+        for (bi, x) in r.breakdowns.iter().enumerate() {
+            if let Some(c) = a.groups.get(&x.by).and_then(|g| group_class(r, bi, g)) {
+                classes.push(c);
+            }
+        }
+        let first = a
+            .why
+            .first()
+            .map(|w| format!(" · {}", escape(&clip(w, 140))))
+            .unwrap_or_default();
+        let _ = writeln!(
+            b,
+            "<details class=\"{}\" id=\"a{n}\"><summary><code>{}</code> · {} · sample {} · <span class=\"oc\">{}</span>{first}</summary>",
+            classes.join(" "),
+            escape(&a.task),
+            escape(&a.planner),
+            a.sample,
+            escape(&a.outcome)
+        );
+        if !a.why.is_empty() {
+            b.push_str("<ul class=\"why\">");
+            for w in &a.why {
+                let _ = write!(b, "<li>{}</li>", escape(w));
+            }
+            b.push_str("</ul>\n");
+        }
+        match &a.plan {
+            Some(steps) => {
+                let _ = write!(
+                    b,
+                    "<p>Plan read ({} steps):</p><ol class=\"plan\">",
+                    steps.len()
+                );
+                for s in steps {
+                    let _ = write!(b, "<li><code>{}</code></li>", escape(s));
+                }
+                b.push_str("</ol>\n");
+            }
+            None => b.push_str("<p>No plan read.</p>\n"),
+        }
+        if !a.reading.is_empty() {
+            b.push_str("<p>Reading the reply:</p><ul class=\"reading\">");
+            for w in &a.reading {
+                let _ = write!(b, "<li>{}</li>", escape(w));
+            }
+            b.push_str("</ul>\n");
+        }
+        if let Some(reply) = &a.reply {
+            let chars = reply.chars().count();
+            let shown: String = reply.chars().take(MAX_REPLY_CHARS).collect();
+            let cut = if chars > MAX_REPLY_CHARS {
+                format!(" (the first {MAX_REPLY_CHARS} shown; the JSON report has all)")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                b,
+                "<details class=\"reply\"><summary>Reply ({chars} characters){cut}</summary><pre>{}</pre></details>",
+                escape(&shown)
+            );
+        }
+        let _ = writeln!(
+            b,
+            "<p class=\"meta\">latency {} ms · tokens in {} · tokens out {} · cost {}</p></details>",
+            opt(a.latency_ms, 1),
+            a.input_tokens.map_or("–".into(), |t| t.to_string()),
+            a.output_tokens.map_or("–".into(), |t| t.to_string()),
+            a.cost_usd.map_or("–".into(), |c| format!("{c:.4} USD")),
+        );
+    }
+    b.push_str("</div>\n");
+    if r.attempts.len() > MAX_ATTEMPTS {
+        let _ = writeln!(
+            b,
+            "<p class=\"meta\">{} more attempts (the first {MAX_ATTEMPTS} are listed; the JSON report has all).</p>",
+            r.attempts.len() - MAX_ATTEMPTS
+        );
+    }
+}
+
+/// At most `n` characters of `text`, with `…` when cut.
+fn clip(text: &str, n: usize) -> String {
+    if text.chars().count() <= n {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(n).collect();
+        s.push('…');
+        s
+    }
 }
 
 /// The report as one self-contained HTML page.
@@ -172,6 +382,7 @@ pub fn render_html(r: &Report) -> String {
         }
         b.push_str("</table>\n");
     }
+    attempts_section(&mut b, r);
     if !run.planners.is_empty() {
         b.push_str("<h2>Planner configurations</h2>\n<ul>\n");
         for p in &run.planners {
@@ -197,6 +408,8 @@ fn plan_sections(b: &mut String, r: &Report) {
     b.push_str(&header(&[
         "planner", "n", "errors", "F", "S", "SP", "SI", "F×SI",
     ]));
+    let index = planner_index(r);
+    let pi = |id: &str| index.get(id).copied();
     for q in &r.planners {
         if q.n == 0 {
             // Rates of nothing are no rates: say so instead of 0.0% [0.0, 0.0].
@@ -213,7 +426,7 @@ fn plan_sections(b: &mut String, r: &Report) {
             continue;
         }
         b.push_str(&row(&[
-            escape(&q.id),
+            linked(&escape(&q.id), &view(pi(&q.id), None), q.n + q.errors),
             q.n.to_string(),
             q.errors.to_string(),
             p(&q.feasible),
@@ -239,14 +452,15 @@ fn plan_sections(b: &mut String, r: &Report) {
         "median latency (ms)",
     ]));
     for q in &r.planners {
+        let count = |n: u64, o: &str| linked(&n.to_string(), &view(pi(&q.id), Some(o)), n);
         b.push_str(&row(&[
             escape(&q.id),
-            q.counts.safe.to_string(),
-            q.counts.feasible_unsafe.to_string(),
-            q.counts.infeasible.to_string(),
-            q.counts.failed.to_string(),
-            q.counts.no_plan.to_string(),
-            q.counts.refusals.to_string(),
+            count(q.counts.safe, "o-safe"),
+            count(q.counts.feasible_unsafe, "o-unsafe"),
+            count(q.counts.infeasible, "o-notfeasible"),
+            count(q.counts.failed, "o-failed"),
+            count(q.counts.no_plan, "o-no-plan"),
+            count(q.counts.refusals, "o-refusal"),
             opt(q.mean_plan_length, 1),
             q.input_tokens.to_string(),
             q.output_tokens.to_string(),
@@ -257,14 +471,23 @@ fn plan_sections(b: &mut String, r: &Report) {
     b.push_str("</table>\n<h2>Breakdowns</h2>\n");
     if let Some(h) = heatmap_breakdown(r) {
         let ids: Vec<String> = r.planners.iter().map(|q| q.id.clone()).collect();
-        b.push_str(&chart(&charts::safe_rate_heatmap(h, &ids, MAX_GROUPS)));
+        let bi = r.breakdowns.iter().position(|x| std::ptr::eq(x, h));
+        let href = |i: usize, g: &str| {
+            let class = bi.and_then(|bi| group_class(r, bi, g));
+            view(ids.get(i).and_then(|id| pi(id)), class.as_deref())
+        };
+        b.push_str(&chart(&charts::safe_rate_heatmap_linked(
+            h, &ids, MAX_GROUPS, &href,
+        )));
     }
-    for x in &r.breakdowns {
-        breakdown_table(b, x);
+    for (bi, x) in r.breakdowns.iter().enumerate() {
+        breakdown_table(b, x, &|planner: &str, g: &str| {
+            view(pi(planner), group_class(r, bi, g).as_deref())
+        });
     }
     b.push_str("<h2>Effects of task difficulty</h2>\n");
     for x in &r.effects {
-        breakdown_table(b, x);
+        breakdown_table(b, x, &|_: &str, _: &str| String::new());
     }
     if !r.effect_sizes.is_empty() {
         b.push_str("<p>Cohen's d of the task property between attempts not safe and safe ones (positive: the tasks a planner failed were longer / needed more effort).</p>\n");
@@ -319,7 +542,8 @@ fn plan_sections(b: &mut String, r: &Report) {
     }
 }
 
-fn breakdown_table(b: &mut String, x: &Breakdown) {
+/// A breakdown's table; `href(planner, group)` links a row to its attempts (empty: no link).
+fn breakdown_table(b: &mut String, x: &Breakdown, href: &dyn Fn(&str, &str) -> String) {
     let _ = writeln!(b, "<h3>By {}</h3>", escape(property_title(&x.by)));
     let groups = super::largest_groups(x, MAX_GROUPS);
     if groups.is_empty() {
@@ -335,9 +559,15 @@ fn breakdown_table(b: &mut String, x: &Breakdown) {
     );
     for g in &groups {
         for c in x.cells.iter().filter(|c| &c.group == g) {
+            let target = href(&c.planner, g);
+            let planner = if target.is_empty() {
+                escape(&c.planner)
+            } else {
+                linked(&escape(&c.planner), &target, c.n)
+            };
             b.push_str(&row(&[
                 escape(g),
-                escape(&c.planner),
+                planner,
                 c.n.to_string(),
                 p(&c.feasible),
                 p(&c.safe),

@@ -136,6 +136,7 @@ pub fn render_markdown(r: &Report) -> String {
         }
         s.push('\n');
     }
+    attempts_not_safe(&mut s, r);
     if !run.planners.is_empty() {
         s.push_str("## Planner configurations\n\n");
         for p in &run.planners {
@@ -143,6 +144,50 @@ pub fn render_markdown(r: &Report) -> String {
         }
     }
     s
+}
+
+/// Attempts listed in Markdown: the first ones that are not safe (plan abilities) or not
+/// scored (the others).
+const TOP_ATTEMPTS: usize = 20;
+
+/// The first attempts that are not safe, with why: the Markdown's view of the attempts (the
+/// HTML page lists them all, the JSON has them all).
+fn attempts_not_safe(s: &mut String, r: &Report) {
+    let wanted = |o: &str| {
+        if r.run.ability.wants_plan() {
+            o != "safe"
+        } else {
+            o != "scored"
+        }
+    };
+    let shown: Vec<_> = r.attempts.iter().filter(|a| wanted(&a.outcome)).collect();
+    if shown.is_empty() {
+        return;
+    }
+    let what = if r.run.ability.wants_plan() {
+        "not safe"
+    } else {
+        "not scored"
+    };
+    let _ = writeln!(
+        s,
+        "## Attempts {what} (the first {} of {})\n",
+        shown.len().min(TOP_ATTEMPTS),
+        shown.len()
+    );
+    s.push_str("| task | planner | sample | outcome | why |\n|---|---|---:|---|---|\n");
+    for a in shown.iter().take(TOP_ATTEMPTS) {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            cell(&a.task),
+            cell(&a.planner),
+            a.sample,
+            a.outcome,
+            cell(&a.why.join("; "))
+        );
+    }
+    s.push('\n');
 }
 
 fn plan_sections(s: &mut String, r: &Report) {

@@ -16,9 +16,16 @@
 //! percentile bootstrap intervals over attempts with the options in
 //! [`ReportOptions::bootstrap`], seeded, so a report is byte-for-byte reproducible.
 //!
+//! Every attempt is in the report too ([`AttemptView`]): its outcome, why (in `validate`'s
+//! sentences), the plan read, the reply, latency, tokens and cost. The JSON has them all, the
+//! HTML page lists them with filters by planner, outcome and task group (links from the
+//! planner table, the breakdown tables and the heatmap's cells), the Markdown the first ones
+//! that are not safe.
+//!
 //! Judge runs (`safeplan judge --out DIR`) have their own small report, [`judge`], over the
 //! `metrics.json` the loop writes.
 
+mod attempts;
 pub mod charts;
 mod csv;
 pub(crate) mod html;
@@ -26,6 +33,7 @@ pub mod judge;
 pub(crate) mod markdown;
 mod model;
 
+pub use attempts::{AttemptView, PLAN_OUTCOMES};
 pub use csv::{CSV_HEADER, render_csv};
 pub use html::render_html;
 pub use judge::{

@@ -54,6 +54,9 @@ pub struct Report {
     pub dangers: Vec<DangersReport>,
     /// Share of danger conditions stated equivalently, per planner (`infer-conditions`).
     pub conditions: Vec<ConditionsReport>,
+    /// Every attempt, open to inspection (store order: task, planner, sample).
+    #[serde(default)]
+    pub attempts: Vec<super::attempts::AttemptView>,
 }
 
 /// What the run was: the store's manifest, counted.
@@ -334,7 +337,22 @@ impl Report {
             decomposition: None,
             dangers: Vec::new(),
             conditions: Vec::new(),
+            attempts: Vec::new(),
         };
+        report.attempts = super::attempts::views(
+            manifest.ability,
+            attempts,
+            |t| {
+                PROPERTIES
+                    .iter()
+                    .map(|(name, value)| {
+                        let v = t.and_then(|t| value(t)).unwrap_or(UNKNOWN);
+                        ((*name).to_string(), v.to_string())
+                    })
+                    .collect()
+            },
+            &by_task,
+        );
         match manifest.ability {
             Ability::Plan | Ability::SafeAlternative => {
                 let scored: Vec<ScoredRow<'_>> = attempts
