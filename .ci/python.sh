@@ -10,7 +10,7 @@ venv="${SAFEPLAN_VENV:-$PWD/target/ci-venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "hypothesis>=6,<7" "unified-planning==1.3.0" "mcp==2.3.0" "inspect_ai==0.3.285" "playwright==1.65.2"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "hypothesis>=6,<7" "unified-planning==1.3.0" "mcp==2.3.0" "inspect_ai==0.3.285" "playwright==1.65.2" "litellm[proxy]==1.108.7"
 # Debian's Chromium for the bench report's browser test (Playwright drives it; Playwright's own
 # browser download needs the internet).
 if ! command -v chromium >/dev/null 2>&1; then
@@ -24,4 +24,4 @@ if [ ! -x target/debug/safeplan ]; then
   cargo build -q -p safeplan-cli
 fi
 # pytest exits 5 when it collects no test: that is a failure here too (set -e).
-"$venv/bin/python" -m pytest -q -p no:cacheprovider crates/safeplan-py/tests crates/safeplan-mcp/tests/python
+"$venv/bin/python" -m pytest -q -p no:cacheprovider crates/safeplan-py/tests crates/safeplan-mcp/tests/python crates/safeplan-llm/tests/python
