@@ -165,6 +165,18 @@ fn error_json(line: usize, message: String, hint: &str) -> Value {
     serde_json::json!({"line": line, "error": {"message": message, "hint": hint}})
 }
 
+/// The same error line for every entry of a task that cannot be used.
+fn all_failed(entries: &[Entry], message: &str, hint: &str) -> Vec<LineOut> {
+    entries
+        .iter()
+        .map(|e| LineOut {
+            line: e.line,
+            json: error_json(e.line, message.to_string(), hint),
+            result: None,
+        })
+        .collect()
+}
+
 /// Read, check and compile one task, then validate its plans; the JSON of each line.
 fn validate_group(
     domain: &Path,
@@ -182,18 +194,11 @@ fn validate_group(
                 .map(|e| format!("cannot read {}: {}", e.path.display(), e.reason()))
                 .collect::<Vec<_>>()
                 .join("; ");
-            return entries
-                .iter()
-                .map(|e| LineOut {
-                    line: e.line,
-                    json: error_json(
-                        e.line,
-                        message.clone(),
-                        "fix the path (relative to the manifest's folder) or the file's permissions",
-                    ),
-                    result: None,
-                })
-                .collect();
+            return all_failed(
+                entries,
+                &message,
+                "fix the path (relative to the manifest's folder) or the file's permissions",
+            );
         }
     };
     let Checked {
@@ -213,18 +218,11 @@ fn validate_group(
         .as_ref()
         .and_then(|(task, _)| task.unsupported_option(options))
     {
-        return entries
-            .iter()
-            .map(|e| LineOut {
-                line: e.line,
-                json: error_json(
-                    e.line,
-                    why.to_string(),
-                    "leave out --continue: each plan's first failure is reported",
-                ),
-                result: None,
-            })
-            .collect();
+        return all_failed(
+            entries,
+            why,
+            "leave out --continue: each plan's first failure is reported",
+        );
     }
     let mut validator = compiled
         .as_ref()

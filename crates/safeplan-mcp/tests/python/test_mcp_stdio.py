@@ -83,7 +83,7 @@ def test_tools_verdicts_and_errors(tmp_path):
     v = short.structured_content["verdict"]
     assert (v["valid"], v["failure"]["kind"], v["failure"]["message"]) == (cli["valid"], cli["failure"]["kind"], cli["failure"]["message"])
     assert malformed.is_error and "domain.pddl:2:" in malformed.content[0].text
-    assert big.is_error and "over the limit of 4096 bytes" in big.content[0].text
+    assert big.is_error and "over the server's limit of 4096 bytes per call" in big.content[0].text
     assert lenient.structured_content["verdict"]["valid"] is True
     assert plain.is_error and "not safety-augmented" in plain.content[0].text
     assert again.structured_content["verdict"]["valid"] is True
