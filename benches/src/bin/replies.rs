@@ -276,19 +276,10 @@ fn judge(
             .as_ref()
     });
     let read = read_reply(reply, compiled.map(|(_, v)| v));
-    let ours: Option<Vec<String>> = read.plan.as_ref().map(|p| {
-        p.steps
-            .iter()
-            .map(|s| {
-                let mut t = s.action.as_str().to_string();
-                for a in &s.args {
-                    t.push(' ');
-                    t.push_str(a.as_str());
-                }
-                norm(&t)
-            })
-            .collect()
-    });
+    let ours: Option<Vec<String>> = read
+        .plan
+        .as_ref()
+        .map(|p| p.steps.iter().map(|s| norm(&s.text())).collect());
     let same_reading = match &ours {
         Some(steps) => *steps == theirs,
         None => theirs.is_empty(),

@@ -296,13 +296,7 @@ pub fn read_answer(text: &str, vocabulary: Option<&safeplan_pddl::Vocabulary>) -
 
 /// `(action arg ...)` for a parsed step.
 pub fn step_text(s: &safeplan_pddl::ast::PlanStep) -> String {
-    let mut out = format!("({}", s.action.as_str());
-    for a in &s.args {
-        out.push(' ');
-        out.push_str(a.as_str());
-    }
-    out.push(')');
-    out
+    s.text()
 }
 
 /// Parse, check and compile a safety-augmented task from its text; the paths name the files

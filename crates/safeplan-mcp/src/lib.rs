@@ -152,11 +152,6 @@ pub struct FindPlanInput {
     /// The most states the search may store (default 1,000,000).
     #[serde(default)]
     pub max_states: Option<usize>,
-    /// The server's time limit, set by the server (a search stops itself at it, so a call
-    /// that times out leaves no work running).
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub time_limit: Option<Duration>,
 }
 
 /// Input of `critique_plan` and `refine_plan`.
@@ -445,7 +440,12 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
     tool_ok(summary, value)
 }
 
-fn find_plan_now(input: &FindPlanInput, cancel: &Arc<AtomicBool>) -> CallToolResult {
+/// `time`: the server's time limit (a search also stops itself at it).
+fn find_plan_now(
+    input: &FindPlanInput,
+    cancel: &Arc<AtomicBool>,
+    time: Duration,
+) -> CallToolResult {
     let (domain, problem, task) = match task_of(&input.domain, &input.problem) {
         Ok(t) => t,
         Err(e) => return e,
@@ -455,7 +455,7 @@ fn find_plan_now(input: &FindPlanInput, cancel: &Arc<AtomicBool>) -> CallToolRes
         limits: safeplan_search::Limits {
             max_states: Some(input.max_states.unwrap_or(1_000_000)),
             max_memory: Some(1 << 30),
-            time: input.time_limit,
+            time: Some(time),
             // Both searches of `effort` read it: the second does not start on a call that
             // already timed out.
             cancel: Some(cancel.clone()),
@@ -584,6 +584,24 @@ impl SafeplanServer {
         }
     }
 
+    /// [`SafeplanServer::run`] of a tool that takes a task: its texts read from their
+    /// `*_path` files and capped together ([`load`]) on the blocking thread, then `work`.
+    async fn run_task<T: TaskTexts>(
+        &self,
+        input: T,
+        work: fn(&T, &Arc<AtomicBool>, &Limits) -> CallToolResult,
+    ) -> CallToolResult {
+        let limits = self.limits.clone();
+        self.run(move |cancel| {
+            let mut input = input;
+            if let Err(e) = load(&limits, input.texts()) {
+                return e;
+            }
+            work(&input, cancel, &limits)
+        })
+        .await
+    }
+
     /// Parse and check a PDDL domain, and optionally a problem and a plan: every diagnostic
     /// with line, column and help.
     #[tool(
@@ -598,7 +616,7 @@ impl SafeplanServer {
             let mut plan = input.plan.take().unwrap_or_default();
             if let Err(e) = load(
                 &limits,
-                [
+                vec![
                     (
                         &mut input.domain,
                         input.paths.domain_path.as_deref(),
@@ -624,30 +642,8 @@ impl SafeplanServer {
         description = "Validate a plan for a PDDL task. Returns whether it is valid, the failing step with the false literals and repair advice, and for a safety-augmented (DESPITE) task: feasible, safe, safety intention, score and which step raised danger and why."
     )]
     async fn validate_plan(&self, Parameters(input): Parameters<ValidateInput>) -> CallToolResult {
-        let limits = self.limits.clone();
-        self.run(move |_| {
-            let mut input = input;
-            if let Err(e) = load(
-                &limits,
-                [
-                    (
-                        &mut input.domain,
-                        input.paths.domain_path.as_deref(),
-                        "domain",
-                    ),
-                    (
-                        &mut input.problem,
-                        input.paths.problem_path.as_deref(),
-                        "problem",
-                    ),
-                    (&mut input.plan, input.paths.plan_path.as_deref(), "plan"),
-                ],
-            ) {
-                return e;
-            }
-            validate_plan_now(&input)
-        })
-        .await
+        self.run_task(input, |input, _, _| validate_plan_now(input))
+            .await
     }
 
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
@@ -656,28 +652,8 @@ impl SafeplanServer {
         description = "Find a shortest plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). Gives up at max_states stored states (default 1,000,000) or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
-        let limits = self.limits.clone();
-        self.run(move |cancel| {
-            let mut input = input;
-            if let Err(e) = load(
-                &limits,
-                [
-                    (
-                        &mut input.domain,
-                        input.paths.domain_path.as_deref(),
-                        "domain",
-                    ),
-                    (
-                        &mut input.problem,
-                        input.paths.problem_path.as_deref(),
-                        "problem",
-                    ),
-                ],
-            ) {
-                return e;
-            }
-            input.time_limit = Some(limits.time_limit);
-            find_plan_now(&input, cancel)
+        self.run_task(input, |input, cancel, limits| {
+            find_plan_now(input, cancel, limits.time_limit)
         })
         .await
     }
@@ -755,29 +731,8 @@ impl SafeplanServer {
         description = "Given a safety-augmented PDDL task, return the basic task a planner is shown (the danger fluent removed), as domain and problem PDDL text."
     )]
     async fn basic_task(&self, Parameters(input): Parameters<BasicInput>) -> CallToolResult {
-        let limits = self.limits.clone();
-        self.run(move |_| {
-            let mut input = input;
-            if let Err(e) = load(
-                &limits,
-                [
-                    (
-                        &mut input.domain,
-                        input.paths.domain_path.as_deref(),
-                        "domain",
-                    ),
-                    (
-                        &mut input.problem,
-                        input.paths.problem_path.as_deref(),
-                        "problem",
-                    ),
-                ],
-            ) {
-                return e;
-            }
-            basic_task_now(&input)
-        })
-        .await
+        self.run_task(input, |input, _, _| basic_task_now(input))
+            .await
     }
 }
 
@@ -807,13 +762,71 @@ fn over_cap(limits: &Limits, fields: &[(&str, usize)]) -> Option<CallToolResult>
     })
 }
 
+/// A text field of a tool's input: the text, the `*_path` it may be read from instead, and
+/// the field's name.
+type Text<'a> = (&'a mut String, Option<&'a str>, &'static str);
+
+/// A tool input that holds a task: its text fields, each with its `*_path`.
+trait TaskTexts: Send + 'static {
+    fn texts(&mut self) -> Vec<Text<'_>>;
+}
+
+impl TaskTexts for ValidateInput {
+    fn texts(&mut self) -> Vec<Text<'_>> {
+        vec![
+            (
+                &mut self.domain,
+                self.paths.domain_path.as_deref(),
+                "domain",
+            ),
+            (
+                &mut self.problem,
+                self.paths.problem_path.as_deref(),
+                "problem",
+            ),
+            (&mut self.plan, self.paths.plan_path.as_deref(), "plan"),
+        ]
+    }
+}
+
+impl TaskTexts for FindPlanInput {
+    fn texts(&mut self) -> Vec<Text<'_>> {
+        vec![
+            (
+                &mut self.domain,
+                self.paths.domain_path.as_deref(),
+                "domain",
+            ),
+            (
+                &mut self.problem,
+                self.paths.problem_path.as_deref(),
+                "problem",
+            ),
+        ]
+    }
+}
+
+impl TaskTexts for BasicInput {
+    fn texts(&mut self) -> Vec<Text<'_>> {
+        vec![
+            (
+                &mut self.domain,
+                self.paths.domain_path.as_deref(),
+                "domain",
+            ),
+            (
+                &mut self.problem,
+                self.paths.problem_path.as_deref(),
+                "problem",
+            ),
+        ]
+    }
+}
+
 /// Fill each empty text field from its `*_path` (under the roots, bounded), then apply the
 /// size cap to all of them together: the input step of the tools that take a task. Runs on
 /// the call's blocking thread.
-fn load<const N: usize>(
-    limits: &Limits,
-    mut fields: [(&mut String, Option<&str>, &str); N],
-) -> Result<(), CallToolResult> {
+fn load(limits: &Limits, mut fields: Vec<Text<'_>>) -> Result<(), CallToolResult> {
     for (text, path, field) in fields.iter_mut() {
         if let Some(path) = path.filter(|_| text.is_empty()) {
             **text = files::read_under_roots(&limits.roots, path, field, limits.max_input_bytes)

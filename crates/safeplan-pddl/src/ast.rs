@@ -763,6 +763,28 @@ pub struct PlanStep {
     pub span: Span,
 }
 
+impl PlanStep {
+    /// `(move a b)`: the step as the plan spelled it, single spaces, without its timing.
+    ///
+    /// ```
+    /// let plan = safeplan_pddl::parse_plan("0.5: ( Move  a B ) [2]").value.unwrap();
+    /// assert_eq!(plan.steps[0].text(), "(Move a B)");
+    /// ```
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(
+            2 + self.action.text.len() + self.args.iter().map(|a| a.text.len() + 1).sum::<usize>(),
+        );
+        out.push('(');
+        out.push_str(&self.action.text);
+        for a in &self.args {
+            out.push(' ');
+            out.push_str(&a.text);
+        }
+        out.push(')');
+        out
+    }
+}
+
 /// A plan: steps in order, and the cost a planner wrote in a `; cost = N` trailer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {

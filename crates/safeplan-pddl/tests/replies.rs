@@ -27,14 +27,7 @@ fn steps(reply: &Reply) -> Option<Vec<String>> {
     reply.plan.as_ref().map(|p| {
         p.steps
             .iter()
-            .map(|s| {
-                let mut t = format!("({}", s.action.as_str().to_ascii_lowercase());
-                for a in &s.args {
-                    t.push(' ');
-                    t.push_str(&a.as_str().to_ascii_lowercase());
-                }
-                t + ")"
-            })
+            .map(|s| s.text().to_ascii_lowercase())
             .collect()
     })
 }

@@ -42,10 +42,16 @@ impl Suite {
             })
     }
 
-    fn compiled(&self, i: usize) -> PyResult<&CompiledTask> {
+    /// Task `i` compiled, once (the first call compiles, the others wait or read).
+    fn compile_once(&self, i: usize) -> Result<&CompiledTask, &String> {
         self.compiled[i]
             .get_or_init(|| self.inner.tasks()[i].compile().map_err(|e| e.to_string()))
             .as_ref()
+    }
+
+    /// [`Suite::compile_once`] without the GIL.
+    fn compiled(&self, py: Python<'_>, i: usize) -> PyResult<&CompiledTask> {
+        py.detach(|| self.compile_once(i))
             .map_err(|e| BenchError::new_err(e.clone()))
     }
 }
@@ -98,9 +104,7 @@ impl Suite {
     /// and `basic_problem` a planner is shown, and `metadata` (DESPITE's `metadata.json`).
     fn task(&self, py: Python<'_>, task_id: &str) -> PyResult<Py<PyAny>> {
         let i = self.index(task_id)?;
-        let c = py.detach(|| self.compiled(i).map(|_| ()));
-        c?;
-        let compiled = self.compiled(i)?;
+        let compiled = self.compiled(py, i)?;
         let t = &self.inner.tasks()[i];
         let metadata: serde_json::Value = t
             .metadata_json
@@ -127,9 +131,7 @@ impl Suite {
     fn prompt(&self, py: Python<'_>, task_id: &str, ability: &str) -> PyResult<Option<Py<PyAny>>> {
         let ability = self::ability(ability)?;
         let i = self.index(task_id)?;
-        let compiled = py
-            .detach(|| self.compiled(i).map(|_| ()))
-            .and_then(|()| self.compiled(i))?;
+        let compiled = self.compiled(py, i)?;
         let request = safeplan_bench::planners::llm::ability_prompt(
             ability,
             &self.inner.tasks()[i],
@@ -157,7 +159,7 @@ impl Suite {
         let task = &self.inner.tasks()[i];
         let (answer, scored) = py
             .detach(|| {
-                let compiled = self.compiled(i).map_err(|e| e.to_string())?;
+                let compiled = self.compile_once(i).map_err(Clone::clone)?;
                 Ok::<_, String>(score_reply(ability, task, compiled, reply))
             })
             .map_err(BenchError::new_err)?;

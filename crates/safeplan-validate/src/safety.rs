@@ -34,7 +34,7 @@ use crate::exec::Pending;
 use crate::explain::Printer;
 use crate::state::State;
 use crate::task::{Cond, Eff, NumExpr, ObjId, PredKind, Task, TaskError};
-use crate::validate::{ValidateOptions, Validator, step_text};
+use crate::validate::{ValidateOptions, Validator};
 use crate::verdict::{ConstraintViolation, Event, FailureKind, Verdict};
 
 /// How safety intention treats the values it forces to make a precondition hold.
@@ -655,7 +655,7 @@ impl SafetyTask {
             {
                 events.push(DangerEvent {
                     step: i + 1,
-                    action: step_text(step),
+                    action: step.text(),
                     before,
                     after,
                     because: because.into_iter().flatten().collect(),

@@ -118,7 +118,7 @@ impl Task {
     ) -> Result<u32, Failure> {
         let n_args = args.len();
         out.clear();
-        let text = || step.map(step_text);
+        let text = || step.map(PlanStep::text);
         let Some(schema_id) = lookup(&self.schema_ids, action) else {
             let mut advice = Vec::new();
             if let Some(s) = nearest(action, self.action_names()) {
@@ -508,17 +508,6 @@ impl ArgName for &str {
     }
 }
 
-/// `(move a b)` as the plan wrote it (original spelling, single spaces).
-pub(crate) fn step_text(step: &PlanStep) -> String {
-    let mut s = format!("({}", step.action.text);
-    for a in &step.args {
-        s.push(' ');
-        s.push_str(&a.text);
-    }
-    s.push(')');
-    s
-}
-
 fn list(mut names: Vec<String>) -> String {
     names.sort();
     let more = names.len().saturating_sub(8);
@@ -593,7 +582,7 @@ impl<'t> Validator<'t> {
                     label: if i == 0 {
                         "in the initial state".into()
                     } else {
-                        format!("after step {i} {}", step_text(&plan.steps[i - 1]))
+                        format!("after step {i} {}", plan.steps[i - 1].text())
                     },
                     site: Site::State(i),
                 };
@@ -637,7 +626,7 @@ impl<'t> Validator<'t> {
                         schema_id,
                         &self.binding,
                         k,
-                        step_text(step),
+                        step.text(),
                     ));
                     if !keep_going {
                         stopped = true;
@@ -646,7 +635,7 @@ impl<'t> Validator<'t> {
                 }
                 Err(fault) => {
                     let mut f = task.fault_failure(&fault, Some(k));
-                    f.action = Some(step_text(step));
+                    f.action = Some(step.text());
                     failures.push(f);
                     if keep_going {
                         continue;
@@ -661,7 +650,7 @@ impl<'t> Validator<'t> {
                 }
                 Err(fault) => {
                     let mut f = task.fault_failure(&fault, Some(k));
-                    f.action = Some(step_text(step));
+                    f.action = Some(step.text());
                     failures.push(f);
                     if !keep_going {
                         stopped = true;
@@ -682,7 +671,7 @@ impl<'t> Validator<'t> {
         // VAL checks the final state's constraints after the goal, and only once it holds.
         let judged_end = constrained && !stopped && (goal_holds || keep_going);
         if judged_end {
-            let last = plan.steps.last().map(step_text).unwrap_or_default();
+            let last = plan.steps.last().map(PlanStep::text).unwrap_or_default();
             let place = || Place {
                 label: if steps == 0 {
                     "in the initial state".into()

@@ -105,19 +105,10 @@ fn planbench_replies_read_as_planbench_or_for_an_explained_reason() {
                 .or_default() += 1;
             continue;
         }
-        let ours: Option<Vec<String>> = reply.plan.as_ref().map(|p| {
-            p.steps
-                .iter()
-                .map(|s| {
-                    let mut t = s.action.as_str().to_string();
-                    for a in &s.args {
-                        t.push(' ');
-                        t.push_str(a.as_str());
-                    }
-                    norm(&t)
-                })
-                .collect()
-        });
+        let ours: Option<Vec<String>> = reply
+            .plan
+            .as_ref()
+            .map(|p| p.steps.iter().map(|s| norm(&s.text())).collect());
         let val = row["llm_correct"].as_bool().expect("VAL's verdict");
         match ours {
             Some(ours) if ours == theirs => {

@@ -827,7 +827,7 @@ fn repair_broken_steps(
                             format!(
                                 "read `{}` as the step `{}`: its parentheses are broken",
                                 line.trim(),
-                                step_string(&step)
+                                PlanStep::text(&step)
                             ),
                         )
                         .with_help("write each step as `(action arg ...)`"),
@@ -892,15 +892,6 @@ fn broken_step(line: &str, at: usize, v: &Vocabulary) -> Option<PlanStep> {
         duration: None,
         span: span(at, at + line.len()),
     })
-}
-
-fn step_string(step: &PlanStep) -> String {
-    let mut out = format!("({}", step.action.as_str());
-    for a in &step.args {
-        out.push(' ');
-        out.push_str(a.as_str());
-    }
-    out + ")"
 }
 
 /// A line that marks the final answer: `Final plan:`, `Final answer:`, `**Answer:**`,

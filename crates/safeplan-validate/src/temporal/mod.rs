@@ -33,7 +33,7 @@ use crate::exec::{NumFault, Pending};
 use crate::explain::{Explainer, Number, Site, round_time};
 use crate::state::State;
 use crate::task::{Arg, Cond, Durative, Eff, NumExpr, ObjId, Schema, Task};
-use crate::validate::{ValidateOptions, step_text};
+use crate::validate::ValidateOptions;
 use crate::verdict::{
     Event, Failure, FailureKind, PreferenceOutcome, SourceRef, Timing, Verdict, Warning,
 };
@@ -194,7 +194,7 @@ pub(crate) fn schedule<'t>(
             binding: args,
             start,
             duration,
-            text: step_text(ps),
+            text: ps.text(),
             span: ps.span,
             own,
         });
