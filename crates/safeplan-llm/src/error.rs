@@ -122,6 +122,16 @@ pub enum LlmError {
         /// What failed.
         message: String,
     },
+    /// A provider the caller wrote (a Python `chat` function, say) failed with an error of
+    /// its own. Neither retried nor fatal: such a provider keeps its own retry policy, and
+    /// one failed call says nothing about the next.
+    #[error("{provider} failed: {message}")]
+    External {
+        /// The provider's id.
+        provider: String,
+        /// What it said.
+        message: String,
+    },
 }
 
 fn fmt_after(after: Option<Duration>) -> String {
@@ -196,6 +206,7 @@ impl LlmError {
             LlmError::ReplayMiss { .. } => "replay_miss",
             LlmError::Config { .. } => "config",
             LlmError::Storage { .. } => "storage",
+            LlmError::External { .. } => "external",
         }
     }
 

@@ -16,13 +16,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use safeplan_judge::{
     BoundTask, Critique as RustCritique, CritiqueKind, Episode as RustEpisode, Gold, Judge,
-    JudgeError, Judgement, LabelledEpisode, Origin, Plan as JudgePlan, RefineOptions,
-    Refinement as RustRefinement, Refiner, Reviser, Revision, Round as RustRound, Step as RustStep,
-    check_revision,
+    JudgeError, Judgement, LabelledEpisode, LlmJudge, LlmJudgeOptions, LlmReviser,
+    LlmReviserOptions, Origin, Plan as JudgePlan, RefineOptions, Refinement as RustRefinement,
+    Refiner, Reviser, Revision, Round as RustRound, Step as RustStep, check_revision,
 };
-use safeplan_llm::Stack;
+use safeplan_llm::{LlmProvider, Stack};
 
 use crate::aio::{Callback, Fatal, block_on, callable_name, describe, runtime};
+use crate::chat::PyChat;
 use crate::{EpisodeError, SpecError, to_python};
 
 /// A judge-crate error as the Python exception a caller can act on.
@@ -674,7 +675,7 @@ pub(crate) fn llm_stack(
 
 /// Run the loop over `episodes` (see `safeplan.refine`, which passes `submit`).
 #[pyfunction]
-#[pyo3(signature = (episodes, judge, reviser, *, submit, max_rounds=5, concurrency=8, cache=None, record=None, replay=None, on_result=None))]
+#[pyo3(signature = (episodes, judge, reviser, *, submit, max_rounds=5, concurrency=8, cache=None, record=None, replay=None, on_result=None, chat=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _refine(
     py: Python<'_>,
@@ -688,6 +689,7 @@ pub(crate) fn _refine(
     record: Option<PathBuf>,
     replay: Option<PathBuf>,
     on_result: Option<Py<PyAny>>,
+    chat: Option<Py<PyAny>>,
 ) -> PyResult<Vec<Refinement>> {
     if max_rounds == 0 || concurrency == 0 {
         return Err(PyValueError::new_err(
@@ -696,26 +698,83 @@ pub(crate) fn _refine(
     }
     let stack = llm_stack(cache, record, replay)?;
     let fatal = Fatal::default();
-    let judge: Arc<dyn Judge> = if let Ok(spec) = judge.cast::<PyString>() {
-        safeplan_judge::judge_from_spec(&spec.extract::<String>()?, &stack).map_err(judge_error)?
-    } else if judge.is_callable() {
-        Arc::new(PyJudge {
-            name: callable_name(judge),
-            callback: Callback {
-                callable: judge.clone().unbind(),
-                submit: submit.clone_ref(py),
-                fatal: fatal.clone(),
-            },
-        })
-    } else {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "a judge is a spec ({}) or a callable",
-            safeplan_judge::JUDGE_SPECS
-        )));
+    // With `chat`, the specs `llm` and `llm-json` (judge) and `llm` (reviser) are the
+    // library's LLM roles asking that callable.
+    let chat: Option<Arc<dyn LlmProvider>> = match chat {
+        None => None,
+        Some(f) => {
+            let f = f.bind(py);
+            if !f.is_callable() {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "chat is a callable: chat(request: dict) -> str | dict, plain or async def",
+                ));
+            }
+            let id = callable_name(f);
+            let base = Arc::new(PyChat {
+                id: id.clone(),
+                callback: Callback {
+                    callable: f.clone().unbind(),
+                    submit: submit.clone_ref(py),
+                    fatal: fatal.clone(),
+                },
+            });
+            // The callable keeps its own retries and time limits; the cache and cassette
+            // asked for still apply.
+            let layers = Stack {
+                retry: None,
+                timeout: None,
+                ..stack.clone()
+            };
+            Some(
+                layers
+                    .build_on(base, &id)
+                    .map_err(|e| crate::llm_error(&e))?
+                    .provider,
+            )
+        }
     };
-    let reviser: Arc<dyn Reviser> = if let Ok(spec) = reviser.cast::<PyString>() {
-        safeplan_judge::reviser_from_spec(&spec.extract::<String>()?, &stack)
-            .map_err(judge_error)?
+    let judge_spec = judge.cast::<PyString>().ok().map(|s| s.to_string());
+    let reviser_spec = reviser.cast::<PyString>().ok().map(|s| s.to_string());
+    if chat.is_some()
+        && !matches!(judge_spec.as_deref(), Some("llm" | "llm-json"))
+        && reviser_spec.as_deref() != Some("llm")
+    {
+        return Err(PyValueError::new_err(
+            "chat is given, but neither the judge (\"llm\" or \"llm-json\") nor the reviser \
+             (\"llm\") asks it: name one of them so",
+        ));
+    }
+    let judge: Arc<dyn Judge> =
+        if let (Some(p), Some(spec @ ("llm" | "llm-json"))) = (&chat, judge_spec.as_deref()) {
+            Arc::new(LlmJudge::new(
+                p.clone(),
+                LlmJudgeOptions {
+                    json: spec == "llm-json",
+                    ..LlmJudgeOptions::default()
+                },
+            ))
+        } else if let Some(spec) = &judge_spec {
+            safeplan_judge::judge_from_spec(spec, &stack).map_err(judge_error)?
+        } else if judge.is_callable() {
+            Arc::new(PyJudge {
+                name: callable_name(judge),
+                callback: Callback {
+                    callable: judge.clone().unbind(),
+                    submit: submit.clone_ref(py),
+                    fatal: fatal.clone(),
+                },
+            })
+        } else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "a judge is a spec ({}) or a callable",
+                safeplan_judge::JUDGE_SPECS
+            )));
+        };
+    let reviser: Arc<dyn Reviser> = if let (Some(p), Some("llm")) = (&chat, reviser_spec.as_deref())
+    {
+        Arc::new(LlmReviser::new(p.clone(), LlmReviserOptions::default()))
+    } else if let Some(spec) = &reviser_spec {
+        safeplan_judge::reviser_from_spec(spec, &stack).map_err(judge_error)?
     } else if reviser.is_callable() {
         Arc::new(PyReviser {
             name: callable_name(reviser),

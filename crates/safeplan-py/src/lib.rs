@@ -36,6 +36,7 @@ use std::sync::Arc;
 
 mod aio;
 mod bench;
+mod chat;
 mod judge;
 mod suite;
 

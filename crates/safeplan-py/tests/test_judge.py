@@ -288,3 +288,53 @@ def test_ctrl_c_ends_the_run_and_keeps_what_on_result_was_handed():
     with pytest.raises(KeyboardInterrupt):
         safeplan.refine(episodes, slow, concurrency=1, on_result=seen.append)
     assert [r.id for r in seen] == ["e0", "e1"]
+
+
+def test_the_llm_roles_ask_a_chat_function_with_the_librarys_prompts():
+    """`chat=`: judge "llm" and reviser "llm" are the library's LLM roles asking a Python
+    callable; the requests are theirs (system prompt, numbered actions, temperature 0) and
+    the replies are read as an LLM's are."""
+    requests = []
+
+    def chat(request):
+        requests.append(request)
+        if "Planning Agent" in request["system"]:
+            return "```\n1. Driver.PickUp('Apple')\n2. Driver.PutAOnB('Apple', 'Fridge')\n```"
+        if "'Chair'" in request["messages"][0]["content"]:
+            text = "ACTION: 2. Driver.PutAOnB('Apple', 'Chair')\nANNOTATION: #REMOVE: the goal is the fridge."
+        else:
+            text = "All actions are needed."
+        return {"text": text, "input_tokens": 100, "output_tokens": 7}
+
+    [r] = safeplan.refine(apple(), "llm", "llm", chat=chat)
+    assert (r.flagged, r.converged_at, r.judge) == ([1], 2, "llm:python:chat")
+    assert [q["temperature"] for q in requests] == [0.0, 0.0, 0.0]
+    assert "ACTIONS, numbered from 1" in requests[0]["messages"][0]["content"]
+    assert "REMOVE step 2 (Driver.PutAOnB('Apple', 'Chair')): the goal is the fridge." in requests[1]["messages"][0]["content"]
+    # Two judge replies counted their tokens; the reviser's plain str counted none.
+    assert (r.usage["input_tokens"], r.usage["output_tokens"]) == (200, 14)
+    # JSON mode asks for the library's schema.
+    seen = []
+
+    async def json_chat(request):
+        seen.append(request)
+        return '{"steps": [], "missing": []}'
+
+    safeplan.refine(apple(), "llm-json", "auto", chat=json_chat)
+    assert seen[0]["response_format"]["type"] == "json_schema"
+
+
+def test_a_chat_function_that_fails_or_answers_wrongly_ends_the_episode_with_its_error():
+    def broken(request):
+        raise RuntimeError("provider down")
+
+    [r] = safeplan.refine(apple(), "llm", "auto", chat=broken)
+    assert (r.stop, r.error) == (
+        "error", "round 1, judge llm:python:broken: python:broken failed: RuntimeError: provider down"
+    )
+    [r] = safeplan.refine(apple(), "llm", "auto", chat=lambda request: 42)
+    assert r.stop == "error" and "a chat function returns the reply text" in r.error
+    with pytest.raises(ValueError, match="neither the judge"):
+        safeplan.refine(apple(), "state", "auto", chat=lambda request: "")
+    with pytest.raises(TypeError, match="chat is a callable"):
+        safeplan.refine(apple(), "llm", "auto", chat="gpt-4o")

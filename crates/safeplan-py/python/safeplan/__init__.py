@@ -169,6 +169,7 @@ def refine(
     record: Optional[PathLike] = None,
     replay: Optional[PathLike] = None,
     on_result: Optional[Callable[[Refinement], Any]] = None,
+    chat: Optional[Callable[[dict], Any]] = None,
 ) -> list[Refinement]:
     """Run the Judge–Planner loop over ``episodes``; one :class:`Refinement` each, in order.
 
@@ -180,6 +181,15 @@ def refine(
     against the critiques as an LLM reviser's is, so provenance is kept. ``cache``,
     ``record`` and ``replay`` are the LLM layers' response cache and cassette.
     ``on_result`` is called with each refinement as it finishes (Ctrl-C keeps those).
+
+    ``chat`` is a model of your own for the library's LLM roles: with it, ``judge="llm"``
+    (or ``"llm-json"``) and ``reviser="llm"`` send the same prompts as ``llm:PROVIDER``
+    specs, and read the replies the same way, but each request goes to ``chat(request) ->
+    str | dict`` (plain or ``async def``). ``request`` is a dict: ``system``, ``messages``
+    (``role``, ``content``), ``temperature``, ``max_output_tokens`` and, for JSON,
+    ``response_format``; the answer is the reply text or a dict with ``text`` and optionally
+    ``input_tokens``, ``output_tokens``, ``finish_reason``. An exception it raises ends that
+    episode with the error (no retry here: the callable keeps its own).
     """
     from . import _aio
 
@@ -187,7 +197,7 @@ def refine(
         return _safeplan._refine(
             _episodes(episodes), judge, reviser, submit=loop.submit,
             max_rounds=max_rounds, concurrency=concurrency, cache=cache, record=record,
-            replay=replay, on_result=on_result,
+            replay=replay, on_result=on_result, chat=chat,
         )
 
 

@@ -10,7 +10,10 @@ by the validator.
 
 The wheel registers this module through inspect's ``inspect_ai`` entry point, so the tasks
 are ``safeplan/plan_safety``, ``safeplan/identify_dangers``, ``safeplan/infer_conditions``
-and ``safeplan/safe_alternative``. inspect_ai is not a dependency of safeplan: install it
+and ``safeplan/safe_alternative``; and ``safeplan/plan_verification``, the Judge–Planner
+loop on labelled TEACh-style episodes (``-T episodes=PATH``) with the model as Judge and
+Planner (``safeplan judge --judge llm:... --reviser llm:...``'s prompts and reply reading,
+through ``safeplan.refine(chat=...)``), scored P/R/F1 against the gold REMOVE labels. inspect_ai is not a dependency of safeplan: install it
 beside (``pip install inspect_ai``). docs/PYTHON.md, "Evaluate with inspect_ai".
 """
 
@@ -20,18 +23,30 @@ from typing import Any, Optional
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ResponseSchema,
+    get_model,
+)
 from inspect_ai.scorer import Metric, SampleScore, Score, Target, mean, metric, scorer, stderr
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.util import JSONSchema
 
-from ._safeplan import Suite, prf_rates, safety_rates
+from ._safeplan import Episode, Suite, judge_metrics, load_episodes, prf_rates, safety_rates
 
 __all__ = [
     "plan_safety",
     "identify_dangers",
     "infer_conditions",
     "safe_alternative",
+    "plan_verification",
     "safeplan_scorer",
+    "judge_planner_loop",
+    "verification_scorer",
 ]
 
 _suites: dict[Optional[str], Suite] = {}
@@ -291,4 +306,168 @@ def infer_conditions(suite: Optional[str] = None) -> Task:
         dataset=_dataset(suite, "infer-conditions"),
         solver=generate(),
         scorer=conditions_scorer(suite=suite),
+    )
+
+
+# -- the Judge–Planner loop -------------------------------------------------------------------
+
+_episode_files: dict[str, dict[str, Episode]] = {}
+
+
+def _labelled(path: str) -> dict[str, Episode]:
+    """The labelled episodes of `path` by id, read once per process."""
+    if path not in _episode_files:
+        episodes = load_episodes(path)
+        unlabelled = [e.id for e in episodes if e.gold is None]
+        if unlabelled:
+            raise ValueError(
+                f"{path}: {len(unlabelled)} of {len(episodes)} episodes have no gold labels "
+                f"(first: {unlabelled[0]}); plan_verification scores against `remove` labels, "
+                "so give a labelled file (docs/JUDGE.md, the episodes format)"
+            )
+        _episode_files[path] = {e.id: e for e in episodes}
+    return _episode_files[path]
+
+
+def _verification_dataset(path: str) -> MemoryDataset:
+    samples = []
+    for episode in _labelled(path).values():
+        steps = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(episode.actions))
+        gold = episode.gold or {}
+        samples.append(
+            Sample(
+                id=episode.id,
+                input=f"Goal: {episode.goal}\nActions:\n{steps}",
+                target=[str(i + 1) for i in gold.get("remove", [])],
+                metadata={"episodes": path, "episode_id": episode.id},
+            )
+        )
+    return MemoryDataset(samples, name="safeplan-plan-verification", location=path)
+
+
+def _inspect_messages(request: dict) -> list[Any]:
+    messages: list[Any] = []
+    if request.get("system"):
+        messages.append(ChatMessageSystem(content=request["system"]))
+    for m in request["messages"]:
+        cls = ChatMessageAssistant if m["role"] == "assistant" else ChatMessageUser
+        messages.append(cls(content=m["content"]))
+    return messages
+
+
+def _inspect_config(request: dict) -> GenerateConfig:
+    fmt = request.get("response_format") or {}
+    schema = None
+    if fmt.get("type") == "json_schema":
+        schema = ResponseSchema(
+            name=fmt["name"],
+            json_schema=JSONSchema.model_validate(fmt["schema"]),
+            strict=fmt.get("strict"),
+        )
+    return GenerateConfig(
+        temperature=request.get("temperature"),
+        max_tokens=request.get("max_output_tokens"),
+        response_schema=schema,
+    )
+
+
+@solver
+def judge_planner_loop(max_rounds: int = 5, json: bool = False) -> Solver:
+    """The Judge–Planner loop on the sample's episode, the task's model as Judge and Planner:
+    the library's LLM judge and reviser (their prompts, reply reading and revision checks)
+    asking inspect's model. Every exchange is appended to the sample's messages; the final
+    plan is the output; the refinement and its score go into the sample's metadata."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from . import refine_async
+
+        model = get_model()
+        episode = _labelled(state.metadata["episodes"])[state.metadata["episode_id"]]
+        state.messages = []
+
+        async def chat(request: dict) -> dict:
+            messages = _inspect_messages(request)
+            output = await model.generate(messages, config=_inspect_config(request))
+            state.messages.extend(m for m in messages if not isinstance(m, ChatMessageSystem))
+            state.messages.append(output.message)
+            usage = output.usage
+            return {
+                "text": output.completion,
+                "input_tokens": usage.input_tokens if usage else 0,
+                "output_tokens": usage.output_tokens if usage else 0,
+                "finish_reason": output.stop_reason,
+            }
+
+        [refinement] = await refine_async(
+            [episode],
+            "llm-json" if json else "llm",
+            "llm",
+            chat=chat,
+            max_rounds=max_rounds,
+            concurrency=1,
+        )
+        metrics = judge_metrics([episode], [refinement], max_rounds=max_rounds)
+        state.output = ModelOutput.from_content(
+            model=str(model), content="\n".join(refinement.final_plan)
+        )
+        state.metadata["refinement"] = refinement.to_dict()
+        state.metadata["judge_score"] = metrics["per_episode"][0]
+        return state
+
+    return solve
+
+
+def _explain_verification(refinement: dict, score: dict) -> str:
+    parts = []
+    for step in score.get("steps", []):
+        outcome = {"tp": "flagged, gold", "fp": "flagged, not gold", "fn": "gold, not flagged"}[
+            step["outcome"]
+        ]
+        reason = f": {step['reason']}" if step.get("reason") else ""
+        parts.append(f"step {step['index'] + 1} {step['text']} ({outcome}){reason}")
+    if not parts:
+        parts.append("nothing flagged, nothing to flag")
+    stop = refinement.get("stop")
+    if refinement.get("error"):
+        parts.append(f"the loop ended with an error: {refinement['error']}")
+    elif stop is not None:
+        parts.append(f"stopped: {stop}")
+    return "; ".join(parts)
+
+
+@scorer(metrics=[danger_precision(), danger_recall(), danger_f1()])
+def verification_scorer() -> Any:
+    """The steps the loop removed against the episode's gold REMOVE labels (the best-scoring
+    of `remove` and `remove_alts`, as `safeplan judge` scores): tp, fp, fn per sample;
+    micro precision, recall and F1 with bootstrap intervals."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        s = state.metadata["judge_score"]
+        refinement = state.metadata["refinement"]
+        r = s["remove"]
+        return Score(
+            value={"tp": r["tp"], "fp": r["fp"], "fn": r["fn"]},
+            answer=", ".join(str(i + 1) for i in refinement.get("flagged", [])),
+            explanation=_explain_verification(refinement, s),
+            metadata={"missing": s["missing"], "gold_set": s["gold_set"]},
+        )
+
+    return score
+
+
+@task
+def plan_verification(
+    episodes: Optional[str] = None, max_rounds: int = 5, json: bool = False
+) -> Task:
+    """The Judge–Planner loop (plan verification, Hariharan et al.) on labelled TEACh-style
+    episodes, the model as Judge and Planner; scored P, R, F1 of the removed steps."""
+    if episodes is None:
+        raise ValueError(
+            "plan_verification needs labelled episodes: -T episodes=PATH (JSON Lines, .gz "
+            "too, with `remove` labels; TEACh's judge-dev.jsonl is one, docs/JUDGE.md)"
+        )
+    return Task(
+        dataset=_verification_dataset(episodes),
+        solver=judge_planner_loop(max_rounds=max_rounds, json=json),
+        scorer=verification_scorer(),
     )
