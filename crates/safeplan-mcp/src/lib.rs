@@ -561,9 +561,11 @@ impl SafeplanServer {
     }
 
     /// Run `work` on a blocking thread under the time limit. When the limit passes, the
-    /// call's cancel flag is set: grounding and search read it and stop, so a call that
-    /// timed out leaves no work running (compiling a task, bounded by the size cap, is not
-    /// interrupted).
+    /// call's cancel flag is set: grounding and search read it and stop, the validator's
+    /// quantifier, `forall`-effect and derived-predicate loops on that thread are abandoned
+    /// (`safeplan_validate::abandon_when`), and the judge tools drop their futures, so a call
+    /// that timed out leaves no work running. (Compiling a task, linear in the capped input,
+    /// is not interrupted.)
     async fn run(
         &self,
         work: impl FnOnce(&Arc<AtomicBool>) -> CallToolResult + Send + 'static,
@@ -571,7 +573,12 @@ impl SafeplanServer {
         let limit = self.limits.time_limit;
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
-        let job = tokio::task::spawn_blocking(move || work(&flag));
+        let job = tokio::task::spawn_blocking(move || {
+            // The flag is set only after this call has answered "timed out": abandoning an
+            // evaluation then loses nothing anyone reads.
+            let _abandon = safeplan_validate::abandon_when(flag.clone());
+            work(&flag)
+        });
         match tokio::time::timeout(limit, job).await {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => tool_error(format!(
@@ -672,17 +679,22 @@ impl SafeplanServer {
         }
         let episode = episode_of(&input);
         let plan = safeplan_judge::Plan::from_actions(&episode.actions);
-        // Under the time limit: dropping the judge's future at the limit cancels its LLM
-        // calls; the deterministic judges finish in milliseconds on inputs under the cap.
-        let limit = self.limits.time_limit;
-        match tokio::time::timeout(limit, judge.critique(&episode, &plan)).await {
-            Ok(Ok(j)) => tool_ok(
-                format!("{} critique(s)", j.critiques.len()),
-                json!({"critiques": j.critiques, "notes": j.notes}),
-            ),
-            Ok(Err(e)) => tool_error(format!("the judge failed: {e}")),
-            Err(_) => timed_out(limit),
-        }
+        // On a blocking thread like every tool; at the limit the judge's future is dropped
+        // (its LLM calls cancelled) at its next await.
+        let handle = tokio::runtime::Handle::current();
+        self.run(move |cancel| {
+            let work = judge.critique(&episode, &plan);
+            match handle.block_on(until_cancelled(cancel, work)) {
+                Some(Ok(j)) => tool_ok(
+                    format!("{} critique(s)", j.critiques.len()),
+                    json!({"critiques": j.critiques, "notes": j.notes}),
+                ),
+                Some(Err(e)) => tool_error(format!("the judge failed: {e}")),
+                // Nobody reads this: the call has answered "timed out" already.
+                None => tool_error("cancelled".to_string()),
+            }
+        })
+        .await
     }
 
     /// The whole Judge–Planner loop with a deterministic judge, REMOVE and concrete
@@ -708,22 +720,26 @@ impl SafeplanServer {
             options,
         );
         let episode = episode_of(&input);
-        // Every round, LLM calls included, under the time limit (dropped at it).
-        let limit = self.limits.time_limit;
-        let Ok(r) = tokio::time::timeout(limit, refiner.refine(&episode)).await else {
-            return timed_out(limit);
-        };
-        let flagged = r.flagged();
-        tool_ok(
-            format!("{} step(s) removed, stopped: {:?}", flagged.len(), r.stop),
-            json!({
-                "actions": r.final_plan.texts(),
-                "removed": flagged,
-                "rounds": r.rounds,
-                "stop": r.stop,
-                "converged_at": r.converged_at,
-            }),
-        )
+        // Every round, LLM calls included, on a blocking thread under the time limit; at
+        // the limit the loop's future is dropped at its next await.
+        let handle = tokio::runtime::Handle::current();
+        self.run(move |cancel| {
+            let Some(r) = handle.block_on(until_cancelled(cancel, refiner.refine(&episode))) else {
+                return tool_error("cancelled".to_string());
+            };
+            let flagged = r.flagged();
+            tool_ok(
+                format!("{} step(s) removed, stopped: {:?}", flagged.len(), r.stop),
+                json!({
+                    "actions": r.final_plan.texts(),
+                    "removed": flagged,
+                    "rounds": r.rounds,
+                    "stop": r.stop,
+                    "converged_at": r.converged_at,
+                }),
+            )
+        })
+        .await
     }
 
     /// The task a planner is shown: the danger fluent removed.
@@ -733,6 +749,23 @@ impl SafeplanServer {
     async fn basic_task(&self, Parameters(input): Parameters<BasicInput>) -> CallToolResult {
         self.run_task(input, |input, _, _| basic_task_now(input))
             .await
+    }
+}
+
+/// `work`'s output, or `None` once `cancel` is set (checked every 20 ms); `work` is dropped
+/// then, which cancels what it awaits.
+async fn until_cancelled<T>(
+    cancel: &AtomicBool,
+    work: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    let watch = async {
+        while !cancel.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::select! {
+        out = work => Some(out),
+        () = watch => None,
     }
 }
 

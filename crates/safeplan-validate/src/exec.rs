@@ -211,6 +211,10 @@ impl Task {
         let Some((first, rest)) = vars.split_first() else {
             return self.eval(st, body, b, time);
         };
+        // Nobody waits for this result any more (see `cancel`): end, with any value.
+        if crate::cancel::abandoned() {
+            return Ok(forall);
+        }
         // Kleene over the instances: a counterexample (forall) or a witness (exists)
         // decides, even if another instance faulted.
         let mut fault = None;
@@ -298,6 +302,9 @@ impl Task {
         for stratum in 0..self.strata {
             loop {
                 for rule in self.rules.iter().filter(|r| r.stratum == stratum) {
+                    if crate::cancel::abandoned() {
+                        return;
+                    }
                     b.clear();
                     b.resize(rule.slots, 0);
                     let domains: Vec<&[ObjId]> = rule
@@ -333,6 +340,10 @@ impl Task {
                         }
                         if i == odometer.len() {
                             break;
+                        }
+                        // Once per turn of the first digit: cheap, and often enough.
+                        if i > 0 && crate::cancel::abandoned() {
+                            return;
                         }
                     }
                 }
@@ -459,6 +470,9 @@ impl Task {
         let Some((first, rest)) = vars.split_first() else {
             return self.collect(st, body, b, time, out);
         };
+        if crate::cancel::abandoned() {
+            return Ok(());
+        }
         for &o in &self.domains[first.domain as usize] {
             if let Some(slot) = b.get_mut(first.slot as usize) {
                 *slot = o;

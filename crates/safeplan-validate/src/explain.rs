@@ -496,6 +496,9 @@ impl<'t> Explainer<'t> {
             self.support(body, b);
             return true;
         };
+        if crate::cancel::abandoned() {
+            return false;
+        }
         for &o in &self.task.domains[first.domain as usize] {
             if let Some(slot) = b.get_mut(first.slot as usize) {
                 *slot = o;
@@ -525,6 +528,9 @@ impl<'t> Explainer<'t> {
             self.explain(body, b);
             return true;
         };
+        if crate::cancel::abandoned() {
+            return false;
+        }
         for &o in &self.task.domains[first.domain as usize] {
             if let Some(slot) = b.get_mut(first.slot as usize) {
                 *slot = o;

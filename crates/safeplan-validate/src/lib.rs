@@ -101,6 +101,7 @@
 // returned only on the failure path, so its size costs nothing where speed matters.
 #![allow(clippy::result_large_err)]
 
+mod cancel;
 mod constraints;
 mod exec;
 mod explain;
@@ -116,6 +117,7 @@ mod temporal;
 mod validate;
 mod verdict;
 
+pub use cancel::{AbandonGuard, abandon_when};
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::{Monitor, MonitorParts};

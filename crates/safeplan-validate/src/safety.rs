@@ -859,6 +859,9 @@ fn force_instances(
         force(task, st, body, b, time);
         return;
     };
+    if crate::cancel::abandoned() {
+        return;
+    }
     for &o in &task.domains[first.domain as usize] {
         if let Some(slot) = b.get_mut(first.slot as usize) {
             *slot = o;

@@ -1,5 +1,6 @@
 //! The one integration-test binary of safeplan-validate: each module is a family of tests.
 
+mod abandon;
 mod constraints;
 mod constraints_differential;
 mod corpus;

@@ -117,6 +117,31 @@ def test_a_timed_out_effort_search_leaves_the_server_idle():
     assert busy < 0.25, f"the server used {busy:.2f} s of CPU in the second after the error"
 
 
+# A task of 1.5 KB whose one action's precondition is a `forall` over 300^4 = 8.1e9
+# bindings: validating `(go)` takes minutes. Compiling it is instant; evaluating is not.
+QUANTIFIED = """(define (domain adv) (:requirements :typing :universal-preconditions :negative-preconditions)
+  (:types obj) (:predicates (p ?a ?b ?c ?d - obj) (q))
+  (:action go :parameters () :precondition (forall (?a ?b ?c ?d - obj) (not (p ?a ?b ?c ?d))) :effect (q)))"""
+QUANTIFIED_PROBLEM = "(define (problem adv1) (:domain adv) (:objects " + " ".join(f"o{i}" for i in range(300)) + " - obj) (:init) (:goal (q)))"
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_timed_out_validation_of_a_huge_quantifier_leaves_the_server_idle():
+    async def body(session):
+        pid = server_pid()
+        r = await session.call_tool("validate_plan", {"domain": QUANTIFIED, "problem": QUANTIFIED_PROBLEM, "plan": "(go)"})
+        await asyncio.sleep(0.3)
+        before = cpu_seconds(pid)
+        await asyncio.sleep(1.0)
+        busy = cpu_seconds(pid) - before
+        return r, busy
+
+    r, busy = asyncio.run(with_session(["--time-limit", "1"], body))
+    assert r.is_error and "longer than the server's limit of 1.0 s" in r.content[0].text
+    # Before the fix the evaluation went on for minutes after the error, on a blocking thread.
+    assert busy < 0.25, f"the server used {busy:.2f} s of CPU in the second after the error"
+
+
 def test_files_must_be_regular_and_outside_is_one_answer(tmp_path):
     root = tmp_path / "root"
     root.mkdir()

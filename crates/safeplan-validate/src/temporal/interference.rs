@@ -158,6 +158,9 @@ impl Run<'_, '_> {
         let Some((first, rest)) = vars.split_first() else {
             return self.reads_of(body, b, out);
         };
+        if crate::cancel::abandoned() {
+            return;
+        }
         if b.len() <= first.slot as usize {
             b.resize(first.slot as usize + 1, 0);
         }
@@ -252,6 +255,9 @@ impl Run<'_, '_> {
         let Some((first, rest)) = vars.split_first() else {
             return self.changes_of(body, b, h, out);
         };
+        if crate::cancel::abandoned() {
+            return;
+        }
         let task = self.task;
         if b.len() <= first.slot as usize {
             b.resize(first.slot as usize + 1, 0);
