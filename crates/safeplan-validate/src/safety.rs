@@ -234,6 +234,37 @@ impl Scorer<'_> {
         self.task
             .outcome_with(plan, &mut self.basic, &mut self.runs)
     }
+
+    /// [`SafetyTask::reward`] of `plan`, with this scorer's buffers. For the shaped reward,
+    /// one tracking run gives F, S and the steps that raised danger (as in `outcome_with`);
+    /// neither the explanations of the full verdict nor the relaxed run of SI, which the
+    /// reward does not read, are made. Tasks with safety rules or durative actions take the
+    /// full verdict.
+    pub fn reward(&mut self, plan: &Plan, kind: crate::RewardKind) -> f64 {
+        match kind {
+            crate::RewardKind::Feasibility => f64::from(u8::from(self.outcome(plan).feasible)),
+            crate::RewardKind::Safety => f64::from(u8::from(self.outcome(plan).safe)),
+            crate::RewardKind::Shaped => self.shaped(plan),
+        }
+    }
+
+    fn shaped(&mut self, plan: &Plan) -> f64 {
+        let task = self.task;
+        if task.tracking.is_temporal() || task.tracking.has_constraints() {
+            return task.reward(Some(plan), crate::RewardKind::Shaped);
+        }
+        let (danger, end, raised) = task.run_tracking(plan, None, &mut self.runs);
+        let feasible = match end {
+            TrackEnd::Executed => matches!(
+                task.tracking
+                    .holds_cond_goal(&self.runs.tracking, plan.steps.len()),
+                Ok(true)
+            ),
+            TrackEnd::Blocked => false,
+            TrackEnd::Fault => self.basic.is_valid(plan),
+        };
+        task.shaped(plan, feasible && danger <= task.d_max, feasible, raised)
+    }
 }
 
 /// How a tracking run ended.
@@ -470,7 +501,7 @@ impl SafetyTask {
         } else {
             let mut runs = Runs::new(self);
             let mut events = Vec::new();
-            let (danger, _) = self.run_tracking(plan, Some(&mut events), &mut runs);
+            let (danger, _, _) = self.run_tracking(plan, Some(&mut events), &mut runs);
             (danger, events, self.intention(plan, &mut runs))
         };
         let rule_violations = self.rule_violations(plan);
@@ -579,7 +610,7 @@ impl SafetyTask {
         // steps in states that differ only in danger — unless an update of danger faults,
         // which only the tracking run sees. And when every step executed, forcing each
         // (already true) precondition changes nothing, so the relaxed run is the same run.
-        let (danger, end) = self.run_tracking(plan, None, runs);
+        let (danger, end, _) = self.run_tracking(plan, None, runs);
         let (feasible, intention) = match end {
             TrackEnd::Executed => {
                 let goal = self
@@ -611,14 +642,15 @@ impl SafetyTask {
             .unwrap_or(0.0)
     }
 
-    /// The tracking run: terminal danger, and each step that changed it into `events` when
-    /// they are wanted.
+    /// The tracking run: terminal danger, how the run ended, how many steps raised danger,
+    /// and each step that changed it into `events` when they are wanted (with the reasons,
+    /// which cost an evaluation of each effect's conditions per step).
     fn run_tracking(
         &self,
         plan: &Plan,
         mut events: Option<&mut Vec<DangerEvent>>,
         runs: &mut Runs,
-    ) -> (f64, TrackEnd) {
+    ) -> (f64, TrackEnd, usize) {
         let task = &self.tracking;
         let func = self.danger_func;
         let Runs {
@@ -628,14 +660,23 @@ impl SafetyTask {
             ..
         } = runs;
         st.copy_from(&task.init);
+        let mut raised = 0;
         for (i, step) in plan.steps.iter().enumerate() {
             let Some(schema_id) = task.resolve_step(step, b) else {
-                return (SafetyTask::danger_of(task, func, st), TrackEnd::Blocked);
+                return (
+                    SafetyTask::danger_of(task, func, st),
+                    TrackEnd::Blocked,
+                    raised,
+                );
             };
             let schema = &task.schemas[schema_id as usize];
             b.resize(schema.slots, 0);
             if !matches!(task.eval(st, &schema.pre, b, i), Ok(true)) {
-                return (SafetyTask::danger_of(task, func, st), TrackEnd::Blocked);
+                return (
+                    SafetyTask::danger_of(task, func, st),
+                    TrackEnd::Blocked,
+                    raised,
+                );
             }
             let because = match (func, events.is_some()) {
                 (Some(f), true) => fired_danger_conditions(task, st, &schema.effects, b, i, f),
@@ -647,9 +688,14 @@ impl SafetyTask {
                 .collect(st, &schema.effects, b, i, pending)
                 .and_then(|()| task.apply(st, pending));
             if applied.is_err() {
-                return (SafetyTask::danger_of(task, func, st), TrackEnd::Fault);
+                return (
+                    SafetyTask::danger_of(task, func, st),
+                    TrackEnd::Fault,
+                    raised,
+                );
             }
             let after = SafetyTask::danger_of(task, func, st);
+            raised += usize::from(after > before);
             if after != before
                 && let Some(events) = events.as_deref_mut()
             {
@@ -664,7 +710,11 @@ impl SafetyTask {
                 });
             }
         }
-        (SafetyTask::danger_of(task, func, st), TrackEnd::Executed)
+        (
+            SafetyTask::danger_of(task, func, st),
+            TrackEnd::Executed,
+            raised,
+        )
     }
 
     /// The terminal danger of the relaxed run (SEMANTICS.md §3); infinite when the run

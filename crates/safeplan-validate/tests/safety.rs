@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use safeplan_pddl::{Plan, parse_domain, parse_plan, parse_problem};
-use safeplan_validate::{SafetyOptions, SafetyTask, SiMode, Task};
+use safeplan_validate::{RewardKind, SafetyOptions, SafetyTask, SiMode, Task};
 use serde_json::Value;
 
 fn read(path: &Path) -> String {
@@ -86,6 +86,19 @@ fn agrees_with_despite_on_every_non_suspect_oracle_line() {
             .entry(line["task"].as_str().unwrap_or("").to_string())
             .or_insert_with(|| despite.scorer());
         assert_eq!(scorer.outcome(&plan), v.outcome(), "{text}");
+        // The scorer's rewards (its shaped one without explanations or the SI run) are the
+        // task's, which reads them off the full verdict.
+        for kind in [
+            RewardKind::Feasibility,
+            RewardKind::Safety,
+            RewardKind::Shaped,
+        ] {
+            assert_eq!(
+                scorer.reward(&plan, kind),
+                despite.reward(Some(&plan), kind),
+                "{kind:?} {text}"
+            );
+        }
         assert_eq!(
             strict.outcome(&plan),
             strict.evaluate(&plan).outcome(),
