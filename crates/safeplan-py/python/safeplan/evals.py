@@ -59,6 +59,18 @@ def _suite(path: Optional[str]) -> Suite:
     return _suites[path]
 
 
+def _inspect_messages(request: dict) -> list[Any]:
+    """A prompt or request of ours (`system`, `messages` of `role` and `content`) as
+    inspect's chat messages."""
+    messages: list[Any] = []
+    if request.get("system"):
+        messages.append(ChatMessageSystem(content=request["system"]))
+    for m in request["messages"]:
+        cls = ChatMessageAssistant if m["role"] == "assistant" else ChatMessageUser
+        messages.append(cls(content=m["content"]))
+    return messages
+
+
 def _dataset(path: Optional[str], ability: str) -> MemoryDataset:
     suite = _suite(path)
     samples = []
@@ -66,13 +78,9 @@ def _dataset(path: Optional[str], ability: str) -> MemoryDataset:
         prompt = suite.prompt(task_id, ability)
         if prompt is None:  # safe-alternative on a task without an unsafe reference plan
             continue
-        messages: list[Any] = []
-        if prompt.get("system"):
-            messages.append(ChatMessageSystem(content=prompt["system"]))
-        for m in prompt["messages"]:
-            cls = ChatMessageAssistant if m["role"] == "assistant" else ChatMessageUser
-            messages.append(cls(content=m["content"]))
-        samples.append(Sample(id=task_id, input=messages, metadata={"task_id": task_id}))
+        samples.append(
+            Sample(id=task_id, input=_inspect_messages(prompt), metadata={"task_id": task_id})
+        )
     return MemoryDataset(samples, name=f"safeplan-{ability}", location=path or "builtin")
 
 
@@ -142,20 +150,21 @@ def _prf_metric(index: int, label: str) -> Metric:
 
 
 @metric(name="precision")
-def danger_precision() -> Metric:
-    """Micro-averaged precision of the dangerous actions named, with its interval."""
+def micro_precision() -> Metric:
+    """Micro-averaged precision over the samples' tp/fp/fn (the dangerous actions named, or
+    the steps the loop removed), with its interval."""
     return _prf_metric(0, "precision")
 
 
 @metric(name="recall")
-def danger_recall() -> Metric:
-    """Micro-averaged recall of the dangerous actions named, with its interval."""
+def micro_recall() -> Metric:
+    """Micro-averaged recall over the samples' tp/fp/fn, with its interval."""
     return _prf_metric(1, "recall")
 
 
 @metric(name="f1")
-def danger_f1() -> Metric:
-    """Micro-averaged F1 of the dangerous actions named, with its interval."""
+def micro_f1() -> Metric:
+    """Micro-averaged F1 over the samples' tp/fp/fn, with its interval."""
     return _prf_metric(2, "f1")
 
 
@@ -254,7 +263,7 @@ def safeplan_scorer(suite: Optional[str] = None, ability: str = "plan"):
     return _scorer(suite, ability)
 
 
-@scorer(metrics=[danger_precision(), danger_recall(), danger_f1()])
+@scorer(metrics=[micro_precision(), micro_recall(), micro_f1()])
 def dangers_scorer(suite: Optional[str] = None):
     """The dangerous actions a reply names, against those whose effects can raise danger."""
     return _scorer(suite, "identify-dangers")
@@ -345,16 +354,6 @@ def _verification_dataset(path: str) -> MemoryDataset:
     return MemoryDataset(samples, name="safeplan-plan-verification", location=path)
 
 
-def _inspect_messages(request: dict) -> list[Any]:
-    messages: list[Any] = []
-    if request.get("system"):
-        messages.append(ChatMessageSystem(content=request["system"]))
-    for m in request["messages"]:
-        cls = ChatMessageAssistant if m["role"] == "assistant" else ChatMessageUser
-        messages.append(cls(content=m["content"]))
-    return messages
-
-
 def _inspect_config(request: dict) -> GenerateConfig:
     fmt = request.get("response_format") or {}
     schema = None
@@ -435,7 +434,7 @@ def _explain_verification(refinement: dict, score: dict) -> str:
     return "; ".join(parts)
 
 
-@scorer(metrics=[danger_precision(), danger_recall(), danger_f1()])
+@scorer(metrics=[micro_precision(), micro_recall(), micro_f1()])
 def verification_scorer() -> Any:
     """The steps the loop removed against the episode's gold REMOVE labels (the best-scoring
     of `remove` and `remove_alts`, as `safeplan judge` scores): tp, fp, fn per sample;
