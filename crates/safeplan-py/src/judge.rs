@@ -744,6 +744,20 @@ pub(crate) fn _refine(
              (\"llm\") asks it: name one of them so",
         ));
     }
+    let bare = |role: &str, spec: &str| {
+        SpecError::new_err(format!(
+            "{role} `{spec}` names no model: give `chat=` (a function of yours that answers the \
+             requests) or a provider, `{spec}:openai:gpt-4o-mini`"
+        ))
+    };
+    if chat.is_none() {
+        if let Some(spec @ ("llm" | "llm-json")) = judge_spec.as_deref() {
+            return Err(bare("judge", spec));
+        }
+        if reviser_spec.as_deref() == Some("llm") {
+            return Err(bare("reviser", "llm"));
+        }
+    }
     let judge: Arc<dyn Judge> =
         if let (Some(p), Some(spec @ ("llm" | "llm-json"))) = (&chat, judge_spec.as_deref()) {
             Arc::new(LlmJudge::new(
