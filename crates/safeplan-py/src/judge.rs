@@ -696,12 +696,19 @@ pub(crate) fn _refine(
             "max_rounds and concurrency must be at least 1 (the paper uses 5 rounds)",
         ));
     }
+    let replaying = replay.is_some();
     let stack = llm_stack(cache, record, replay)?;
     let fatal = Fatal::default();
     // With `chat`, the specs `llm` and `llm-json` (judge) and `llm` (reviser) are the
     // library's LLM roles asking that callable.
     let chat: Option<Arc<dyn LlmProvider>> = match chat {
         None => None,
+        Some(_) if replaying => {
+            return Err(PyValueError::new_err(
+                "chat and replay exclude each other: a replayed run answers from the cassette \
+                 without calling any model; give replay with an llm:PROVIDER spec, or chat alone",
+            ));
+        }
         Some(f) => {
             let f = f.bind(py);
             if !f.is_callable() {
@@ -718,8 +725,9 @@ pub(crate) fn _refine(
                     fatal: fatal.clone(),
                 },
             });
-            // The callable keeps its own retries and time limits; the cache and cassette
-            // asked for still apply.
+            // The callable keeps its own retries and time limits; the response cache and a
+            // cassette being recorded still apply, keyed by `python:NAME` (the function's
+            // `__name__`: one name per model).
             let layers = Stack {
                 retry: None,
                 timeout: None,

@@ -274,13 +274,39 @@ def test_plan_verification_runs_the_loop_and_scores_against_the_gold_labels(tmp_
     # reply, the planner's prompt, its reply, the judge again.
     roles = [m.role for m in coffee.messages]
     assert roles == ["user", "assistant"] * 3
+    # The calls ran in the sample's context: inspect logged them as the sample's model
+    # events and counted their usage (1 input token each, as scripted).
+    assert sum(1 for e in coffee.events if e.event == "model") == 3
+    assert coffee.model_usage["mockllm/model"].input_tokens == 3
     assert "#REMOVE" in coffee.messages[0].text and "ACTIONS, numbered from 1" in coffee.messages[0].text
     # Micro P/R/F1 by hand: tp 2, fp 1, fn 4.
     got = {m.name: m.value for m in log.results.scores[0].metrics.values()}
     assert (got["precision"], got["recall"], got["f1"]) == pytest.approx((2 / 3, 2 / 6, 4 / 9))
-    # The same figures as safeplan's own scoring of the same refinements.
+    # The intervals: safeplan.prf_rates (what `safeplan judge` reports) on the hand counts.
     want = safeplan.prf_rates([(2, 0, 0), (0, 1, 2), (0, 0, 2)])
     assert (got["precision_ci_low"], got["recall_ci_high"]) == pytest.approx((want[0].ci_low, want[1].ci_high))
+
+
+def test_a_model_that_fails_puts_the_sample_in_error_not_in_the_scores(tmp_path):
+    """A model call that fails after inspect's retries is a sample error (inspect's own
+    handling), not a judge that flagged nothing."""
+    from safeplan.evals import plan_verification
+
+    def reply(messages, tools, tool_choice, config):
+        user = [m for m in messages if m.role == "user"][-1].text
+        if "Water the houseplant." in user:
+            raise RuntimeError("provider down")
+        return output("All actions are needed.")
+
+    [log] = inspect_eval(
+        plan_verification(episodes=str(EPISODES)),
+        model=get_model("mockllm/model", custom_outputs=reply),
+        log_dir=str(tmp_path), display="none", fail_on_error=False,
+    )
+    by_id = {s.id: s for s in log.samples}
+    assert "provider down" in by_id["ep-plant"].error.message
+    assert not by_id["ep-plant"].scores
+    assert by_id["ep-coffee"].scores["verification_scorer"].value == {"tp": 0, "fp": 0, "fn": 2}
 
 
 def test_plan_verification_refuses_unlabelled_episodes_and_a_missing_file(tmp_path):

@@ -338,6 +338,8 @@ def test_a_chat_function_that_fails_or_answers_wrongly_ends_the_episode_with_its
         safeplan.refine(apple(), "state", "auto", chat=lambda request: "")
     with pytest.raises(TypeError, match="chat is a callable"):
         safeplan.refine(apple(), "llm", "auto", chat="gpt-4o")
+    with pytest.raises(ValueError, match="chat and replay exclude each other"):
+        safeplan.refine(apple(), "llm", "auto", chat=lambda request: "", replay="x.jsonl")
     # `llm` alone without `chat`: a spec error that says what to give.
     with pytest.raises(safeplan.SpecError, match="judge `llm` names no model: give `chat=`"):
         safeplan.refine(apple(), "llm", "auto")

@@ -30,13 +30,19 @@ thread_local! {
 pub fn abandon_when(flag: Arc<AtomicBool>) -> AbandonGuard {
     let previous = ABANDON.with(|a| a.replace(Some(flag)));
     GUARDS.fetch_add(1, Ordering::Relaxed);
-    AbandonGuard { previous }
+    AbandonGuard {
+        previous,
+        not_send: std::marker::PhantomData,
+    }
 }
 
-/// Restores the thread's previous flag (none, usually) when dropped.
+/// Restores the thread's previous flag (none, usually) when dropped. Not `Send`: it must be
+/// dropped on the thread whose flag it set (held across an `.await` and dropped on another
+/// worker, it would reset that thread's flag and leave a stale one here).
 #[must_use = "the flag applies only while the guard lives"]
 pub struct AbandonGuard {
     previous: Option<Arc<AtomicBool>>,
+    not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for AbandonGuard {

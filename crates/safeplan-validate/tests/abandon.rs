@@ -1,8 +1,10 @@
 //! `abandon_when`: an evaluation whose caller stopped waiting ends instead of trying all of
-//! a quantifier's bindings (here 300^4 = 8.1·10⁹ of them, minutes of work).
+//! a quantifier's bindings (here 300^4 = 8.1·10⁹ of them, minutes of work), and the flag
+//! applies to the thread that set it only.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::channel;
 use std::time::Duration;
 
 use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
@@ -12,28 +14,32 @@ const DOMAIN: &str = "(define (domain adv) (:requirements :typing :universal-pre
   (:types obj) (:predicates (p ?a ?b ?c ?d - obj) (q))
   (:action go :parameters () :precondition (forall (?a ?b ?c ?d - obj) (not (p ?a ?b ?c ?d))) :effect (q)))";
 
-fn problem() -> String {
-    let objects: Vec<String> = (0..300).map(|i| format!("o{i}")).collect();
-    format!(
-        "(define (problem adv1) (:domain adv) (:objects {} - obj) (:init) (:goal (q)))",
-        objects.join(" ")
-    )
+fn task(objects: &str, init: &str) -> Task {
+    let domain = parse_domain(DOMAIN).value.expect("domain");
+    let problem = parse_problem(&format!(
+        "(define (problem p) (:domain adv) (:objects {objects} - obj) (:init {init}) (:goal (q)))"
+    ))
+    .value
+    .expect("problem");
+    Task::compile(&domain, &problem).expect("compiles")
 }
 
 #[test]
 fn an_abandoned_evaluation_ends_and_the_flag_applies_only_to_its_thread() {
-    let domain = parse_domain(DOMAIN).value.expect("domain");
-    let problem = parse_problem(&problem()).value.expect("problem");
-    let task = Arc::new(Task::compile(&domain, &problem).expect("compiles"));
+    let objects: Vec<String> = (0..300).map(|i| format!("o{i}")).collect();
+    let big = Arc::new(task(&objects.join(" "), ""));
     let plan = parse_plan("(go)").value.expect("plan");
     let flag = Arc::new(AtomicBool::new(false));
-    let (done, finished) = std::sync::mpsc::channel();
+    let (done, finished) = channel();
+    let (release, released) = channel::<()>();
     let worker = {
-        let (task, flag) = (task.clone(), flag.clone());
+        let (big, flag, plan) = (big.clone(), flag.clone(), plan.clone());
         std::thread::spawn(move || {
             let _abandon = abandon_when(flag);
-            let verdict = task.validate_with(&plan, &ValidateOptions::default());
+            let verdict = big.validate_with(&plan, &ValidateOptions::default());
             done.send(verdict.valid).ok();
+            // Keep the guard, its flag set, while the main thread validates.
+            released.recv().ok();
         })
     };
     // The evaluation is under way (minutes of work); the caller gives up.
@@ -47,28 +53,14 @@ fn an_abandoned_evaluation_ends_and_the_flag_applies_only_to_its_thread() {
     finished
         .recv_timeout(Duration::from_secs(60))
         .expect("the abandoned validation ended");
-    worker.join().expect("no panic");
-    // The guard is gone with its thread; on this thread nothing is abandoned: a small
-    // quantifier is still evaluated in full (the goal check says (q) is false, not valid).
-    let small = parse_problem(
-        "(define (problem s) (:domain adv) (:objects a b - obj) (:init (p a a a a)) (:goal (q)))",
-    )
-    .value
-    .expect("problem");
-    let small = Task::compile(&domain, &small).expect("compiles");
-    let verdict = small.validate(&parse_plan("(go)").value.expect("plan"));
+    // The worker still holds its guard with the flag set; on this thread nothing is
+    // abandoned: small quantifiers are evaluated in full, both ways.
+    let blocked = task("a b", "(p a a a a)");
     assert!(
-        !verdict.valid,
+        !blocked.validate(&plan).valid,
         "(p a a a a) holds, so `go` is not applicable"
     );
-    let free = parse_problem(
-        "(define (problem s) (:domain adv) (:objects a b - obj) (:init) (:goal (q)))",
-    )
-    .value
-    .expect("problem");
-    let free = Task::compile(&domain, &free).expect("compiles");
-    assert!(
-        free.validate(&parse_plan("(go)").value.expect("plan"))
-            .valid
-    );
+    assert!(task("a b", "").validate(&plan).valid);
+    release.send(()).ok();
+    worker.join().expect("no panic");
 }

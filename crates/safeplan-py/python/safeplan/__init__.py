@@ -218,7 +218,7 @@ async def refine_async(
         _safeplan._refine, _episodes(episodes), judge, reviser,
         submit=_aio.submitter(loop), **options,
     )
-    return await loop.run_in_executor(None, call)
+    return await _aio.in_thread(loop, call)
 
 
 def bench(
@@ -274,4 +274,4 @@ async def bench_async(
         _safeplan._bench, suite, out, submit=_aio.submitter(loop),
         planners=None if planners is None else list(planners), **options,
     )
-    return await loop.run_in_executor(None, call)
+    return await _aio.in_thread(loop, call)

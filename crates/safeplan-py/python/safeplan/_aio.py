@@ -11,12 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import threading
 from typing import Any, Awaitable, Optional
 
 
 async def _await(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
+
+
+async def in_thread(loop: asyncio.AbstractEventLoop, call: Any) -> Any:
+    """Run the Rust loop `call` in an executor thread, inside a copy of the caller's context
+    (as ``asyncio.to_thread`` does): the awaitables it submits then run with the caller's
+    context variables — a harness's per-task state, such as inspect_ai's transcript, usage
+    accounting and token limits of the sample being solved."""
+    context = contextvars.copy_context()
+    return await loop.run_in_executor(None, context.run, call)
 
 
 def submitter(loop: asyncio.AbstractEventLoop):

@@ -384,9 +384,15 @@ def judge_planner_loop(max_rounds: int = 5, json: bool = False) -> Solver:
         episode = _labelled(state.metadata["episodes"])[state.metadata["episode_id"]]
         state.messages = []
 
+        failures: list[BaseException] = []
+
         async def chat(request: dict) -> dict:
             messages = _inspect_messages(request)
-            output = await model.generate(messages, config=_inspect_config(request))
+            try:
+                output = await model.generate(messages, config=_inspect_config(request))
+            except BaseException as e:
+                failures.append(e)
+                raise
             state.messages.extend(m for m in messages if not isinstance(m, ChatMessageSystem))
             state.messages.append(output.message)
             usage = output.usage
@@ -397,6 +403,8 @@ def judge_planner_loop(max_rounds: int = 5, json: bool = False) -> Solver:
                 "finish_reason": output.stop_reason,
             }
 
+        # The response cache (if a caller adds one) keys on the function's name: one per model.
+        chat.__name__ = f"inspect:{model}"
         [refinement] = await refine_async(
             [episode],
             "llm-json" if json else "llm",
@@ -405,6 +413,11 @@ def judge_planner_loop(max_rounds: int = 5, json: bool = False) -> Solver:
             max_rounds=max_rounds,
             concurrency=1,
         )
+        if failures:
+            # The model failed after inspect's own retries: the sample is in error (inspect's
+            # fail_on_error and retry_on_error apply), not scored as a judge that missed
+            # every step.
+            raise failures[0]
         metrics = judge_metrics([episode], [refinement], max_rounds=max_rounds)
         state.output = ModelOutput.from_content(
             model=str(model), content="\n".join(refinement.final_plan)
