@@ -51,7 +51,9 @@
 //! - [`score`]: precision, recall and the convergence curve against gold labels;
 //!   [`cv`]: the same figures cross-validated by game, with bootstrap intervals.
 //! - [`judge_from_spec`], [`reviser_from_spec`], [`load_episodes`]: judges, revisers and
-//!   episodes named the way the CLI and the Python binding name them.
+//!   episodes named the way the CLI and the Python binding name them;
+//!   [`judge_from_spec_with`] and [`reviser_from_spec_with`] where a front end brings its
+//!   own model for a bare `llm`.
 //! - [`transcript`]: the JSONL lines a run writes. [`teach`]: reading TEACh-style steps.
 //!
 //! A judge of your own is one `async fn critique`; the `custom_judge` example in
@@ -92,6 +94,9 @@ pub use refine::{
 };
 pub use revise::{ApplyCritiques, apply_critiques};
 pub use rule::RuleJudge;
-pub use spec::{JUDGE_SPECS, REVISER_SPECS, judge_from_spec, load_episodes, reviser_from_spec};
+pub use spec::{
+    JUDGE_SPECS, REVISER_SPECS, judge_from_spec, judge_from_spec_with, load_episodes,
+    reviser_from_spec, reviser_from_spec_with,
+};
 pub use state::{StateJudge, StateRule, StateRules};
 pub use symbolic::{AutoReviser, SymbolicJudge, SymbolicReviser, SymbolicReviserOptions};

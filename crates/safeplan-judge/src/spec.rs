@@ -18,10 +18,12 @@ use crate::{
 
 /// What `judge_from_spec` accepts, for error messages and help texts.
 pub const JUDGE_SPECS: &str = "rule, state, state:all, state:RULE,RULE,..., symbolic, \
-     llm:PROVIDER_SPEC, llm-json:PROVIDER_SPEC or ensemble:union|intersection|majority:A,B,...";
+     llm:PROVIDER_SPEC, llm-json:PROVIDER_SPEC (or a bare llm, llm-json where the front end \
+     gives a model) or ensemble:union|intersection|majority:A,B,...";
 
 /// What `reviser_from_spec` accepts.
-pub const REVISER_SPECS: &str = "auto, apply, symbolic or llm:PROVIDER_SPEC";
+pub const REVISER_SPECS: &str =
+    "auto, apply, symbolic or llm:PROVIDER_SPEC (or a bare llm where the front end gives a model)";
 
 fn spec_error(spec: &str, message: impl Into<String>, hint: impl Into<String>) -> JudgeError {
     JudgeError::Spec {
@@ -55,6 +57,41 @@ fn provider(spec: &str, stack: &Stack) -> Result<Arc<dyn LlmProvider>, JudgeErro
 /// assert!(safeplan_judge::judge_from_spec("oracle", &Default::default()).is_err());
 /// ```
 pub fn judge_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Judge>, JudgeError> {
+    judge_from_spec_with(spec, stack, None)
+}
+
+/// The hint of a bare `llm` with no model given.
+const BARE_LLM_HINT: &str = "name a provider (llm:openai:gpt-4o-mini), or give the front end's \
+     own model (Python: refine(..., chat=...); MCP: start the server with --llm)";
+
+/// [`judge_from_spec`], where a bare `llm` or `llm-json` (also inside an ensemble) is the LLM
+/// judge asking `model`: a provider the front end already has — an MCP server's `--llm`, a
+/// Python `chat` function. Without one, a bare `llm` is a [`JudgeError::Spec`] saying how to
+/// give it.
+///
+/// ```
+/// let err = safeplan_judge::judge_from_spec_with("llm", &Default::default(), None).err().unwrap();
+/// assert!(err.to_string().contains("names no model"));
+/// ```
+pub fn judge_from_spec_with(
+    spec: &str,
+    stack: &Stack,
+    model: Option<&Arc<dyn LlmProvider>>,
+) -> Result<Arc<dyn Judge>, JudgeError> {
+    if let bare @ ("llm" | "llm-json") = spec {
+        let model = model.ok_or_else(|| {
+            spec_error(
+                spec,
+                format!("judge `{bare}` names no model"),
+                BARE_LLM_HINT,
+            )
+        })?;
+        let options = LlmJudgeOptions {
+            json: bare == "llm-json",
+            ..LlmJudgeOptions::default()
+        };
+        return Ok(Arc::new(LlmJudge::new(model.clone(), options)));
+    }
     if let Some(rest) = spec.strip_prefix("llm:") {
         return Ok(Arc::new(LlmJudge::new(
             provider(rest, stack)?,
@@ -96,7 +133,7 @@ pub fn judge_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Judge>, Judg
             .split(',')
             .map(str::trim)
             .filter(|m| !m.is_empty())
-            .map(|m| judge_from_spec(m, stack))
+            .map(|m| judge_from_spec_with(m, stack, model))
             .collect::<Result<Vec<_>, _>>()?;
         if members.is_empty() {
             return Err(spec_error(spec, "an ensemble needs judges", hint));
@@ -112,6 +149,24 @@ pub fn judge_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Judge>, Judg
 
 /// Build a reviser from its spec (one of [`REVISER_SPECS`]).
 pub fn reviser_from_spec(spec: &str, stack: &Stack) -> Result<Arc<dyn Reviser>, JudgeError> {
+    reviser_from_spec_with(spec, stack, None)
+}
+
+/// [`reviser_from_spec`], where a bare `llm` is the LLM reviser asking `model` (see
+/// [`judge_from_spec_with`]).
+pub fn reviser_from_spec_with(
+    spec: &str,
+    stack: &Stack,
+    model: Option<&Arc<dyn LlmProvider>>,
+) -> Result<Arc<dyn Reviser>, JudgeError> {
+    if spec == "llm" {
+        let model =
+            model.ok_or_else(|| spec_error(spec, "reviser `llm` names no model", BARE_LLM_HINT))?;
+        return Ok(Arc::new(LlmReviser::new(
+            model.clone(),
+            LlmReviserOptions::default(),
+        )));
+    }
     if let Some(rest) = spec.strip_prefix("llm:") {
         return Ok(Arc::new(LlmReviser::new(
             provider(rest, stack)?,

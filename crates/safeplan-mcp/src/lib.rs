@@ -177,16 +177,16 @@ fn judge_of(
     name: Option<&str>,
     llm: Option<&std::sync::Arc<dyn safeplan_llm::LlmProvider>>,
 ) -> Result<std::sync::Arc<dyn safeplan_judge::Judge>, CallToolResult> {
+    // An allow-list: a caller may not name providers (`llm:...`), which would spend the
+    // server's keys on models of the caller's choice; `llm` is the server's own `--llm`.
     match (name.unwrap_or("state"), llm) {
-        ("state", _) => Ok(std::sync::Arc::new(safeplan_judge::StateJudge::default())),
-        ("rule", _) => Ok(std::sync::Arc::new(safeplan_judge::RuleJudge)),
-        ("llm", Some(provider)) => Ok(std::sync::Arc::new(safeplan_judge::LlmJudge::new(
-            provider.clone(),
-            safeplan_judge::LlmJudgeOptions::default(),
-        ))),
         ("llm", None) => Err(tool_error(
             "this server has no LLM provider: start it with --llm PROVIDER_SPEC to use judge \"llm\", or use \"state\" or \"rule\"",
         )),
+        (spec @ ("state" | "rule" | "llm"), llm) => {
+            safeplan_judge::judge_from_spec_with(spec, &safeplan_llm::Stack::default(), llm)
+                .map_err(|e| tool_error(e.to_string()))
+        }
         (other, _) => Err(tool_error(format!(
             "unknown judge \"{other}\": use \"state\", \"rule\" or \"llm\""
         ))),

@@ -16,9 +16,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use safeplan_judge::{
     BoundTask, Critique as RustCritique, CritiqueKind, Episode as RustEpisode, Gold, Judge,
-    JudgeError, Judgement, LabelledEpisode, LlmJudge, LlmJudgeOptions, LlmReviser,
-    LlmReviserOptions, Origin, Plan as JudgePlan, RefineOptions, Refinement as RustRefinement,
-    Refiner, Reviser, Revision, Round as RustRound, Step as RustStep, check_revision,
+    JudgeError, Judgement, LabelledEpisode, Origin, Plan as JudgePlan, RefineOptions,
+    Refinement as RustRefinement, Refiner, Reviser, Revision, Round as RustRound, Step as RustStep,
+    check_revision,
 };
 use safeplan_llm::{LlmProvider, Stack};
 
@@ -743,60 +743,39 @@ pub(crate) fn _refine(
     };
     let judge_spec = judge.cast::<PyString>().ok().map(|s| s.to_string());
     let reviser_spec = reviser.cast::<PyString>().ok().map(|s| s.to_string());
-    if chat.is_some()
-        && !matches!(judge_spec.as_deref(), Some("llm" | "llm-json"))
-        && reviser_spec.as_deref() != Some("llm")
-    {
+    // A bare `llm` asks `chat`, also inside an ensemble (`ensemble:union:state,llm`).
+    let judge_asks = judge_spec.as_deref().is_some_and(|s| {
+        let members = s.strip_prefix("ensemble:").and_then(|r| r.split_once(':'));
+        members
+            .map_or(s, |(_, m)| m)
+            .split(',')
+            .any(|w| matches!(w.trim(), "llm" | "llm-json"))
+    });
+    if chat.is_some() && !judge_asks && reviser_spec.as_deref() != Some("llm") {
         return Err(PyValueError::new_err(
             "chat is given, but neither the judge (\"llm\" or \"llm-json\") nor the reviser \
              (\"llm\") asks it: name one of them so",
         ));
     }
-    let bare = |role: &str, spec: &str| {
-        SpecError::new_err(format!(
-            "{role} `{spec}` names no model: give `chat=` (a function of yours that answers the \
-             requests) or a provider, `{spec}:openai:gpt-4o-mini`"
-        ))
+    let judge: Arc<dyn Judge> = if let Some(spec) = &judge_spec {
+        safeplan_judge::judge_from_spec_with(spec, &stack, chat.as_ref()).map_err(judge_error)?
+    } else if judge.is_callable() {
+        Arc::new(PyJudge {
+            name: callable_name(judge),
+            callback: Callback {
+                callable: judge.clone().unbind(),
+                submit: submit.clone_ref(py),
+                fatal: fatal.clone(),
+            },
+        })
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "a judge is a spec ({}) or a callable",
+            safeplan_judge::JUDGE_SPECS
+        )));
     };
-    if chat.is_none() {
-        if let Some(spec @ ("llm" | "llm-json")) = judge_spec.as_deref() {
-            return Err(bare("judge", spec));
-        }
-        if reviser_spec.as_deref() == Some("llm") {
-            return Err(bare("reviser", "llm"));
-        }
-    }
-    let judge: Arc<dyn Judge> =
-        if let (Some(p), Some(spec @ ("llm" | "llm-json"))) = (&chat, judge_spec.as_deref()) {
-            Arc::new(LlmJudge::new(
-                p.clone(),
-                LlmJudgeOptions {
-                    json: spec == "llm-json",
-                    ..LlmJudgeOptions::default()
-                },
-            ))
-        } else if let Some(spec) = &judge_spec {
-            safeplan_judge::judge_from_spec(spec, &stack).map_err(judge_error)?
-        } else if judge.is_callable() {
-            Arc::new(PyJudge {
-                name: callable_name(judge),
-                callback: Callback {
-                    callable: judge.clone().unbind(),
-                    submit: submit.clone_ref(py),
-                    fatal: fatal.clone(),
-                },
-            })
-        } else {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "a judge is a spec ({}) or a callable",
-                safeplan_judge::JUDGE_SPECS
-            )));
-        };
-    let reviser: Arc<dyn Reviser> = if let (Some(p), Some("llm")) = (&chat, reviser_spec.as_deref())
-    {
-        Arc::new(LlmReviser::new(p.clone(), LlmReviserOptions::default()))
-    } else if let Some(spec) = &reviser_spec {
-        safeplan_judge::reviser_from_spec(spec, &stack).map_err(judge_error)?
+    let reviser: Arc<dyn Reviser> = if let Some(spec) = &reviser_spec {
+        safeplan_judge::reviser_from_spec_with(spec, &stack, chat.as_ref()).map_err(judge_error)?
     } else if reviser.is_callable() {
         Arc::new(PyReviser {
             name: callable_name(reviser),

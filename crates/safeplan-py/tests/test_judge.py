@@ -322,6 +322,10 @@ def test_the_llm_roles_ask_a_chat_function_with_the_librarys_prompts():
 
     safeplan.refine(apple(), "llm-json", "auto", chat=json_chat)
     assert seen[0]["response_format"]["type"] == "json_schema"
+    # Inside an ensemble too: the state judge and the chat judge, united.
+    requests.clear()
+    [r] = safeplan.refine(apple(), "ensemble:union:state,llm", "llm", chat=chat)
+    assert r.flagged == [1] and requests
 
 
 def test_a_chat_function_that_fails_or_answers_wrongly_ends_the_episode_with_its_error():
@@ -341,7 +345,7 @@ def test_a_chat_function_that_fails_or_answers_wrongly_ends_the_episode_with_its
     with pytest.raises(ValueError, match="chat and replay exclude each other"):
         safeplan.refine(apple(), "llm", "auto", chat=lambda request: "", replay="x.jsonl")
     # `llm` alone without `chat`: a spec error that says what to give.
-    with pytest.raises(safeplan.SpecError, match="judge `llm` names no model: give `chat=`"):
+    with pytest.raises(safeplan.SpecError, match=r"judge `llm` names no model.*chat="):
         safeplan.refine(apple(), "llm", "auto")
     with pytest.raises(safeplan.SpecError, match="reviser `llm` names no model"):
         safeplan.refine(apple(), "state", "llm")
