@@ -621,18 +621,10 @@ impl SafeplanServer {
             let had = (input.problem.is_some(), input.plan.is_some());
             let mut problem = input.problem.take().unwrap_or_default();
             let mut plan = input.plan.take().unwrap_or_default();
-            if let Err(e) = load(
-                &limits,
-                vec![
-                    (
-                        &mut input.domain,
-                        input.paths.domain_path.as_deref(),
-                        "domain",
-                    ),
-                    (&mut problem, input.paths.problem_path.as_deref(), "problem"),
-                    (&mut plan, input.paths.plan_path.as_deref(), "plan"),
-                ],
-            ) {
+            let fields = input
+                .paths
+                .texts(&mut input.domain, &mut problem, Some(&mut plan));
+            if let Err(e) = load(&limits, fields) {
                 return e;
             }
             input.problem = (had.0 || input.paths.problem_path.is_some()).then_some(problem);
@@ -804,55 +796,40 @@ trait TaskTexts: Send + 'static {
     fn texts(&mut self) -> Vec<Text<'_>>;
 }
 
+impl Paths {
+    /// A task input's text fields with their `*_path`s: the domain, the problem, and the
+    /// plan when the tool takes one.
+    fn texts<'a>(
+        &'a self,
+        domain: &'a mut String,
+        problem: &'a mut String,
+        plan: Option<&'a mut String>,
+    ) -> Vec<Text<'a>> {
+        let mut out = vec![
+            (domain, self.domain_path.as_deref(), "domain"),
+            (problem, self.problem_path.as_deref(), "problem"),
+        ];
+        out.extend(plan.map(|plan| (plan, self.plan_path.as_deref(), "plan")));
+        out
+    }
+}
+
 impl TaskTexts for ValidateInput {
     fn texts(&mut self) -> Vec<Text<'_>> {
-        vec![
-            (
-                &mut self.domain,
-                self.paths.domain_path.as_deref(),
-                "domain",
-            ),
-            (
-                &mut self.problem,
-                self.paths.problem_path.as_deref(),
-                "problem",
-            ),
-            (&mut self.plan, self.paths.plan_path.as_deref(), "plan"),
-        ]
+        self.paths
+            .texts(&mut self.domain, &mut self.problem, Some(&mut self.plan))
     }
 }
 
 impl TaskTexts for FindPlanInput {
     fn texts(&mut self) -> Vec<Text<'_>> {
-        vec![
-            (
-                &mut self.domain,
-                self.paths.domain_path.as_deref(),
-                "domain",
-            ),
-            (
-                &mut self.problem,
-                self.paths.problem_path.as_deref(),
-                "problem",
-            ),
-        ]
+        self.paths.texts(&mut self.domain, &mut self.problem, None)
     }
 }
 
 impl TaskTexts for BasicInput {
     fn texts(&mut self) -> Vec<Text<'_>> {
-        vec![
-            (
-                &mut self.domain,
-                self.paths.domain_path.as_deref(),
-                "domain",
-            ),
-            (
-                &mut self.problem,
-                self.paths.problem_path.as_deref(),
-                "problem",
-            ),
-        ]
+        self.paths.texts(&mut self.domain, &mut self.problem, None)
     }
 }
 

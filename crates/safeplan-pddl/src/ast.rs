@@ -774,6 +774,12 @@ impl PlanStep {
         let mut out = String::with_capacity(
             2 + self.action.text.len() + self.args.iter().map(|a| a.text.len() + 1).sum::<usize>(),
         );
+        self.push_text(&mut out);
+        out
+    }
+
+    /// [`PlanStep::text`] appended to `out` (the plan writer's form, without allocating).
+    pub(crate) fn push_text(&self, out: &mut String) {
         out.push('(');
         out.push_str(&self.action.text);
         for a in &self.args {
@@ -781,7 +787,6 @@ impl PlanStep {
             out.push_str(&a.text);
         }
         out.push(')');
-        out
     }
 }
 

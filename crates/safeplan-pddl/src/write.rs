@@ -536,13 +536,7 @@ fn plan_step(out: &mut String, step: &PlanStep) {
         number(out, t);
         out.push_str(": ");
     }
-    out.push('(');
-    out.push_str(&step.action.text);
-    for a in &step.args {
-        out.push(' ');
-        out.push_str(&a.text);
-    }
-    out.push(')');
+    step.push_text(out);
     if let Some(d) = step.duration {
         out.push_str(" [");
         number(out, d);

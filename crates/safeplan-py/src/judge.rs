@@ -743,20 +743,6 @@ pub(crate) fn _refine(
     };
     let judge_spec = judge.cast::<PyString>().ok().map(|s| s.to_string());
     let reviser_spec = reviser.cast::<PyString>().ok().map(|s| s.to_string());
-    // A bare `llm` asks `chat`, also inside an ensemble (`ensemble:union:state,llm`).
-    let judge_asks = judge_spec.as_deref().is_some_and(|s| {
-        let members = s.strip_prefix("ensemble:").and_then(|r| r.split_once(':'));
-        members
-            .map_or(s, |(_, m)| m)
-            .split(',')
-            .any(|w| matches!(w.trim(), "llm" | "llm-json"))
-    });
-    if chat.is_some() && !judge_asks && reviser_spec.as_deref() != Some("llm") {
-        return Err(PyValueError::new_err(
-            "chat is given, but neither the judge (\"llm\" or \"llm-json\") nor the reviser \
-             (\"llm\") asks it: name one of them so",
-        ));
-    }
     let judge: Arc<dyn Judge> = if let Some(spec) = &judge_spec {
         safeplan_judge::judge_from_spec_with(spec, &stack, chat.as_ref()).map_err(judge_error)?
     } else if judge.is_callable() {
@@ -791,6 +777,13 @@ pub(crate) fn _refine(
             safeplan_judge::REVISER_SPECS
         )));
     };
+    // The specs that ask `chat` (a bare `llm`, also inside an ensemble) hold a clone of it.
+    if chat.as_ref().is_some_and(|c| Arc::strong_count(c) == 1) {
+        return Err(PyValueError::new_err(
+            "chat is given, but neither the judge (\"llm\" or \"llm-json\") nor the reviser \
+             (\"llm\") asks it: name one of them so",
+        ));
+    }
     let name = judge.name();
     let refiner = Refiner::new(
         judge,
