@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests, as a user gets it: a venv, `pip install ./crates/safeplan-py`
-# (maturin builds the wheel from source: the run's one release build), then pytest against
+# (the package's build backend: maturin builds the extension, the run's one release build of
+# the libraries, then the native `safeplan` executable from them), then pytest against
 # the installed package, with unified-planning for the engine's comparison tests; and the
 # MCP server against the official MCP Python SDK.
 set -euo pipefail

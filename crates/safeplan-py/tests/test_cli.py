@@ -1,9 +1,13 @@
 """The `safeplan` command `pip install` puts on PATH (issue 30): the same program as the Rust
 CLI. Each command line is run with the installed command and with the Cargo-built executable
 (`target/debug/safeplan`, the independent expectation), and their output and exit codes are
-compared; `safeplan mcp` answers the official MCP SDK."""
+compared; `safeplan mcp` answers the official MCP SDK. The installed `safeplan` is the native
+core executable the build backend puts in the wheel (fast start-up), and hands the other
+commands to the `safeplan-full` script beside it."""
 
 import asyncio
+import base64
+import hashlib
 import os
 import pathlib
 import re
@@ -36,6 +40,30 @@ def cargo_built() -> pathlib.Path:
 def run(exe, *args, stdin=None):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([str(exe), *args], cwd=REPO, capture_output=True, text=True, input=stdin, env=env, timeout=120)
+
+
+def test_the_command_is_a_native_executable_recorded_in_the_wheel():
+    exe = installed()
+    head = exe.read_bytes()[:4]
+    # Not a script an interpreter runs: ELF (Linux), Mach-O or PE magic.
+    assert not head.startswith(b"#!"), "safeplan is a script, not the native executable"
+    assert head in (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe") or head[:2] == b"MZ", head
+    # The wheel's RECORD has its hash and size, as pip verified nothing else would say.
+    dist = next(pathlib.Path(safeplan.__file__).parent.parent.glob("safeplan-*.dist-info"))
+    blob = exe.read_bytes()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(blob).digest()).rstrip(b"=").decode()
+    lines = [line for line in (dist / "RECORD").read_text().splitlines() if line.split(",")[0].endswith(f"/{exe.name}")]
+    assert lines == [f"{lines[0].split(',')[0]},sha256={digest},{len(blob)}"]
+
+
+def test_safeplan_full_runs_every_command_in_process():
+    full = pathlib.Path(sysconfig.get_path("scripts")) / "safeplan-full"
+    assert full.is_file(), f"pip did not install safeplan-full at {full}"
+    ours, theirs = run(full, "--help"), run(cargo_built(), "--help")
+    assert (ours.returncode, ours.stdout) == (0, theirs.stdout)
+    args = ["validate", f"{SOUP}/domain.pddl", f"{SOUP}/problem.pddl", f"{SOUP}/unsafe.plan"]
+    ours, theirs = run(full, *args), run(cargo_built(), *args)
+    assert (ours.returncode, ours.stdout, ours.stderr) == (1, theirs.stdout, theirs.stderr)
 
 
 def test_version_is_the_package_version():

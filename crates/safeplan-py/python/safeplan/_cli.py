@@ -1,6 +1,9 @@
-"""The `safeplan` command of the wheel: the Rust CLI's program (`safeplan_cli::run`), run in
-this process by the extension module, so that `pip install safeplan` gives the same command
-as `cargo install safeplan-cli` (same subcommands, output and exit codes)."""
+"""The wheel's `safeplan-full` command: the Rust CLI's whole program (`safeplan_cli::run`), run
+in this process by the extension module. The wheel's `safeplan` is the CLI's native core
+executable (build_backend/safeplan_build.py); it runs the core commands itself and hands
+every other command line (`mcp`, `bench`, `judge`, `--help`...) to this one by `exec`, as the
+Cargo-installed `safeplan` hands them to the Cargo-built `safeplan-full`: same subcommands,
+output and exit codes."""
 
 import signal
 import sys
