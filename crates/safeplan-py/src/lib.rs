@@ -588,8 +588,7 @@ impl Task {
         let d = read_domain(py, domain, domain_file)?;
         let p = read_problem(py, problem, problem_file)?;
         let options = compile_options(strict);
-        let task = py
-            .detach(|| RustTask::compile_with(&d, &p, &options))
+        let task = interruptible(py, || RustTask::compile_with(&d, &p, &options))?
             .map_err(|e| task_error(py, e, (domain, domain_file), (problem, problem_file)))?;
         Ok(Task {
             task: Arc::new(task),
@@ -621,7 +620,9 @@ impl Task {
         }
         let task = &self.task;
         let inner = match plan {
-            ReadPlan::Steps(plan) => py.detach(|| Validator::new(task, options).validate(&plan)),
+            ReadPlan::Steps(plan) => {
+                interruptible(py, || Validator::new(task, options).validate(&plan))?
+            }
             ReadPlan::NoPlan(why) => RustVerdict::no_plan(why),
         };
         Ok(Verdict { inner })
@@ -641,10 +642,10 @@ impl Task {
     ) -> PyResult<Py<PyAny>> {
         let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
         let task = self.task.clone();
-        let result = py.detach(move || {
+        let result = interruptible(py, move || {
             safeplan_search::Planner::new(&task, &safeplan_search::GroundOptions::default())
                 .map(|planner| planner.plan(&options))
-        });
+        })?;
         to_python(py, &result.map_err(ground_error)?)
     }
 
@@ -1027,7 +1028,7 @@ impl SafetyTask {
             // VAL's `-t` for timed plans, as Task.validate takes it.
             tolerance: check_tolerance_opt(tolerance)?,
         };
-        match py.detach(|| RustSafetyTask::new(&d, &p, &options)) {
+        match interruptible(py, || RustSafetyTask::new(&d, &p, &options))? {
             Ok(Some(task)) => Ok(SafetyTask {
                 task: Arc::new(task),
             }),
@@ -1055,7 +1056,7 @@ impl SafetyTask {
         let task = &self.task;
         Ok(SafetyVerdict {
             inner: match read_plan(py, plan, vocabulary.as_ref(), "plan")? {
-                ReadPlan::Steps(plan) => py.detach(|| task.evaluate(&plan)),
+                ReadPlan::Steps(plan) => interruptible(py, || task.evaluate(&plan))?,
                 ReadPlan::NoPlan(why) => task.no_plan(why),
             },
         })
@@ -1125,14 +1126,14 @@ impl SafetyTask {
         let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
         let task = self.task.clone();
         let kind = kind.to_string();
-        let result = py.detach(move || {
+        let result = interruptible(py, move || {
             safeplan_search::SafetyPlanner::new(&task, &safeplan_search::GroundOptions::default())
                 .map(|planner| match kind.as_str() {
                     "unsafe" => planner.unsafe_plan(&options),
                     "basic" => planner.basic_plan(&options),
                     _ => planner.safe_plan(&options),
                 })
-        });
+        })?;
         to_python(py, &result.map_err(ground_error)?)
     }
 
@@ -1149,10 +1150,10 @@ impl SafetyTask {
     ) -> PyResult<Py<PyAny>> {
         let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
         let task = self.task.clone();
-        let result = py.detach(move || {
+        let result = interruptible(py, move || {
             safeplan_search::SafetyPlanner::new(&task, &safeplan_search::GroundOptions::default())
                 .map(|planner| planner.effort(&options))
-        });
+        })?;
         to_python(py, &result.map_err(ground_error)?)
     }
 
@@ -1180,15 +1181,56 @@ fn llm_error(e: &safeplan_llm::LlmError) -> PyErr {
     })
 }
 
-/// The extension module.
+/// How often a long call without the GIL asks Python whether a signal came.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Run `work` without the GIL, and let Ctrl-C stop it: the core's long loops (quantifier
+/// bindings, `forall` effects, derived predicates, grounding, search) ask Python every 50 ms
+/// to run its signal handlers (`PyErr_CheckSignals`); when one raises (`KeyboardInterrupt`),
+/// the work is abandoned ([`safeplan_validate::abandon_when_asked`]) and that exception is
+/// the call's result. Without it a validation of a huge quantifier could only be killed.
+fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    let (value, raised) = py.detach(move || {
+        // The question captures nothing, so the watch allocates nothing: this runs on every
+        // `validate` call, whose whole cost is a few microseconds.
+        let watch = safeplan_validate::abandon_when_asked(SIGNAL_POLL, python_signal_raised);
+        let value = work();
+        drop(watch);
+        (value, RAISED.with(std::cell::Cell::take))
+    });
+    match raised {
+        // What the abandoned work returned is meaningless: dropped.
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
+}
+
+thread_local! {
+    /// The exception a signal handler raised during this thread's [`interruptible`] call.
+    static RAISED: std::cell::Cell<Option<PyErr>> = const { std::cell::Cell::new(None) };
+}
+
+/// Run Python's signal handlers (with the GIL, on this thread); whether one raised, the
+/// exception kept in [`RAISED`].
+fn python_signal_raised() -> bool {
+    match Python::attach(|py| py.check_signals()) {
+        Ok(()) => false,
+        Err(e) => {
+            RAISED.with(|r| r.set(Some(e)));
+            true
+        }
+    }
+}
+
 /// The `safeplan` command-line program (`safeplan_cli::run`) on `argv` (its first item is
 /// the program name), in this process, without the GIL; returns the exit code. What the
-/// wheel's `safeplan` command runs.
+/// wheel's `safeplan-full` command runs.
 #[pyfunction]
 fn run_cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
     py.detach(|| safeplan_cli::run(argv))
 }
 
+/// The extension module.
 #[pymodule]
 fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();

@@ -378,6 +378,10 @@ impl<'a> Run<'a> {
         {
             return Some(LimitKind::Cancelled);
         }
+        // The caller's thread-wide watch (an interrupted Python call).
+        if safeplan_validate::abandoned() {
+            return Some(LimitKind::Cancelled);
+        }
         None
     }
 

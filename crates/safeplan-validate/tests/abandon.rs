@@ -64,3 +64,60 @@ fn an_abandoned_evaluation_ends_and_the_flag_applies_only_to_its_thread() {
     release.send(()).ok();
     worker.join().expect("no panic");
 }
+
+#[test]
+fn an_asked_watch_abandons_once_its_question_says_so_and_lets_the_question_validate() {
+    use safeplan_validate::abandon_when_asked;
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    let objects: Vec<String> = (0..300).map(|i| format!("o{i}")).collect();
+    let big = task(&objects.join(" "), "");
+    let plan = parse_plan("(go)").value.expect("plan");
+    let asked = Rc::new(Cell::new(0u32));
+    let nested = Rc::new(Cell::new(None));
+    let guard = {
+        let (asked, nested, plan) = (asked.clone(), nested.clone(), plan.clone());
+        abandon_when_asked(Duration::from_millis(10), move || {
+            asked.set(asked.get() + 1);
+            // A question may evaluate (a Python signal handler that validates): the thread's
+            // state is free for it, and its evaluation runs in full.
+            if asked.get() == 1 {
+                nested.set(Some(task("a b", "(p a a a a)").validate(&plan).valid));
+            }
+            asked.get() >= 3
+        })
+    };
+    assert!(!guard.abandoned());
+    // Minutes of work without the watch; a liveness bound is the test's own timeout.
+    let _meaningless = big.validate(&plan);
+    assert!(
+        guard.abandoned(),
+        "the evaluation ended because it was abandoned"
+    );
+    assert_eq!(asked.get(), 3, "asked until it said so, then not again");
+    assert_eq!(
+        nested.get(),
+        Some(false),
+        "(p a a a a) holds: `go` not applicable"
+    );
+    drop(guard);
+    // The guard gone, nothing is abandoned.
+    assert!(task("a b", "").validate(&plan).valid);
+    assert!(!safeplan_validate::abandoned());
+}
+
+#[test]
+fn a_question_that_never_says_so_changes_no_verdict() {
+    use safeplan_validate::abandon_when_asked;
+    let plan = parse_plan("(go)").value.expect("plan");
+    let objects: Vec<String> = (0..30).map(|i| format!("o{i}")).collect();
+    let _guard = abandon_when_asked(Duration::ZERO, || false);
+    // 30^4 = 810,000 bindings; asked every 256 of them (the interval is zero).
+    assert!(task(&objects.join(" "), "").validate(&plan).valid);
+    assert!(
+        !task(&objects.join(" "), "(p o29 o29 o29 o29)")
+            .validate(&plan)
+            .valid
+    );
+}
