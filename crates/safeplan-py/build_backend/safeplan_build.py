@@ -28,6 +28,7 @@ import subprocess
 import sys
 import zipfile
 
+import maturin
 from maturin import (  # noqa: F401  (re-exported: the PEP 517 hooks this backend leaves to maturin)
     build_sdist,
     get_requires_for_build_editable,
@@ -48,35 +49,64 @@ PROFILE = "release"
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    args = maturin_args(config_settings)
+    refuse_what_cannot_be_built(args)
     name = maturin_build_wheel(wheel_directory, config_settings, metadata_directory)
-    exe = build_core_executable(target_of(config_settings))
+    exe = build_core_executable(args)
     add_scripts(pathlib.Path(wheel_directory) / name, {exe.name: exe})
     return name
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     # `pip install -e` gets the command too.
+    args = maturin_args(config_settings)
+    refuse_what_cannot_be_built(args)
     name = maturin_build_editable(wheel_directory, config_settings, metadata_directory)
-    exe = build_core_executable(target_of(config_settings))
+    exe = build_core_executable(args)
     add_scripts(pathlib.Path(wheel_directory) / name, {exe.name: exe})
     return name
 
 
-def target_of(config_settings) -> "str | None":
-    """The target triple maturin was asked to build for (`--config-settings
-    build-args="--target T"`), so that the executable is built for the same one."""
-    args = shlex.split(str((config_settings or {}).get("build-args", "")))
+def maturin_args(config_settings) -> list:
+    """The arguments maturin's own hooks give `maturin pep517 build-wheel` (from
+    `--config-settings`, or `MATURIN_PEP517_ARGS`, plus the target it adds itself), read
+    through maturin's functions so that the executable is built as the extension is."""
+    read = getattr(maturin, "get_maturin_pep517_args", None)
+    args = list(read(config_settings)) if read else shlex.split(str((config_settings or {}).get("build-args", "")))
+    extra = getattr(maturin, "_additional_pep517_args", None)
+    return [*(extra() if extra else []), *args]
+
+
+def option(args: list, name: str):
+    """The value of `name` (`--name V` or `--name=V`) in `args`, or None."""
     for i, arg in enumerate(args):
-        if arg == "--target" and i + 1 < len(args):
+        if arg == name and i + 1 < len(args):
             return args[i + 1]
-        if arg.startswith("--target="):
+        if arg.startswith(name + "="):
             return arg.split("=", 1)[1]
     return None
 
 
-def build_core_executable(target=None) -> pathlib.Path:
-    """Build `safeplan-cli`'s `safeplan` binary (for `target`, or the host); return its path."""
-    cargo = os.environ.get("CARGO", "cargo")
+def refuse_what_cannot_be_built(args: list) -> None:
+    """Before any compilation: refuse the builds whose executable could not be built as
+    maturin builds the extension: a zig-linked build (the executable would link this host's C
+    library under the wheel's older-glibc tag) and macOS's universal2 (two architectures in
+    one file)."""
+    if "--zig" in args:
+        raise RuntimeError("safeplan's build backend cannot add the native `safeplan` executable to a --zig build (it would link this host's glibc under the wheel's manylinux tag); build the wheel in a manylinux container instead")
+    target = option(args, "--target")
+    if target and target.startswith("universal2"):
+        raise RuntimeError("safeplan's build backend builds the native `safeplan` executable for one architecture; build one wheel per architecture instead of universal2")
+
+
+def build_core_executable(args: list) -> pathlib.Path:
+    """Build `safeplan-cli`'s `safeplan` binary for the target maturin built the extension
+    for (`--target` in `args`, or the host); return its path."""
+    target = option(args, "--target")
+    # maturin installs Rust into a temporary directory when cargo is missing; its hooks give
+    # that environment to their own subprocess only.
+    env = (getattr(maturin, "_get_env", lambda: None)() or dict(os.environ))
+    cargo = env.get("CARGO", "cargo")
     command = [
         cargo, "rustc", "-p", "safeplan-cli", "--profile", PROFILE,
         "--bin", "safeplan", "--message-format=json-render-diagnostics",
@@ -86,7 +116,10 @@ def build_core_executable(target=None) -> pathlib.Path:
         "--", "-C", "strip=symbols",
     ]
     print("safeplan build: " + " ".join(command), file=sys.stderr, flush=True)
-    done = subprocess.run(command, cwd=HERE, stdout=subprocess.PIPE, check=False)
+    try:
+        done = subprocess.run(command, cwd=HERE, env=env, stdout=subprocess.PIPE, check=False)
+    except OSError as e:
+        raise RuntimeError(f"could not run cargo ({cargo}) to build the safeplan executable: {e}") from e
     if done.returncode != 0:
         raise RuntimeError(f"building the safeplan executable failed (cargo exit {done.returncode}); cargo's messages are above")
     for line in done.stdout.decode().splitlines():
@@ -111,6 +144,8 @@ def add_scripts(wheel: pathlib.Path, scripts: dict) -> None:
             if info is not record_info:
                 new.writestr(info, old.read(info))
         record = old.read(record_info).decode()
+        if record and not record.endswith("\n"):
+            record += "\n"
         for name, path in scripts.items():
             blob = pathlib.Path(path).read_bytes()
             info = zipfile.ZipInfo(f"{data}/scripts/{name}", date_time=record_info.date_time)

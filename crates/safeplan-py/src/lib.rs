@@ -1191,6 +1191,8 @@ const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 /// the call's result. Without it a validation of a huge quantifier could only be killed.
 fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
     let (value, raised) = py.detach(move || {
+        // An exception left by a call that panicked after its question raised is not ours.
+        RAISED.with(std::cell::Cell::take);
         // The question captures nothing, so the watch allocates nothing: this runs on every
         // `validate` call, whose whole cost is a few microseconds.
         let watch = safeplan_validate::abandon_when_asked(SIGNAL_POLL, python_signal_raised);

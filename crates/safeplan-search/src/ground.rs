@@ -46,12 +46,12 @@ pub struct CancelFlag(pub Option<std::sync::Arc<std::sync::atomic::AtomicBool>>)
 
 impl CancelFlag {
     /// Whether the flag is set, or this thread's evaluations are abandoned
-    /// ([`safeplan_validate::abandoned`]: an interrupted Python call).
+    /// ([`safeplan_validate::abandoned_now`]: an interrupted Python call).
     pub fn is_set(&self) -> bool {
         self.0
             .as_ref()
             .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-            || safeplan_validate::abandoned()
+            || safeplan_validate::abandoned_now()
     }
 }
 

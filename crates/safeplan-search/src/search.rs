@@ -379,7 +379,7 @@ impl<'a> Run<'a> {
             return Some(LimitKind::Cancelled);
         }
         // The caller's thread-wide watch (an interrupted Python call).
-        if safeplan_validate::abandoned() {
+        if safeplan_validate::abandoned_now() {
             return Some(LimitKind::Cancelled);
         }
         None

@@ -113,7 +113,9 @@ impl AbandonGuard {
 impl Drop for AbandonGuard {
     fn drop(&mut self) {
         let previous = self.previous.take();
-        ABANDON.with(|a| *a.borrow_mut() = previous);
+        // Dropped outside the borrow: the question's captures may set up a guard of their own.
+        let ours = ABANDON.with(|a| a.replace(previous));
+        drop(ours);
         COUNTDOWN.with(|c| c.set(0));
         GUARDS.fetch_sub(1, Ordering::Relaxed);
     }
@@ -136,6 +138,17 @@ pub fn abandoned() -> bool {
     // Once abandoned, every call looks (the loops must all end); until then, one in so many.
     COUNTDOWN.with(|c| c.set(if abandoned { 0 } else { CALLS_PER_LOOK }));
     abandoned
+}
+
+/// [`abandoned`] without the countdown: looks at the watch now (an asked watch's question is
+/// still asked at most once per its interval). For loops that already look only now and then
+/// (grounding every few thousand facts, the search every 16 expansions), where the countdown
+/// would make the looks too rare.
+pub fn abandoned_now() -> bool {
+    if GUARDS.load(Ordering::Relaxed) == 0 {
+        return false;
+    }
+    watched()
 }
 
 #[cold]

@@ -117,7 +117,7 @@ mod temporal;
 mod validate;
 mod verdict;
 
-pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned};
+pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::{Monitor, MonitorParts};
