@@ -11,8 +11,8 @@
 //! A caller that cannot set a flag from elsewhere — the Python binding, whose Ctrl-C is a
 //! Python signal handler that runs only when that same thread asks for it — gives a question
 //! instead ([`abandon_when_asked`]): the same loops ask it, at most once per interval, and
-//! abandon the evaluation when it says so. Other crates' long loops (the search) look at the
-//! same state through [`abandoned`].
+//! abandon the evaluation when it says so. Other crates' long loops (grounding, the search)
+//! look at the same state through [`abandoned`] and [`abandoned_now`].
 //!
 //! Once the flag is set the evaluation is **abandoned, not answered**: quantifiers end at
 //! once with an arbitrary value, so whatever the call returns afterwards is meaningless.
@@ -122,8 +122,10 @@ impl Drop for AbandonGuard {
 }
 
 /// Whether this thread's evaluation has been abandoned; for an asked watch, asks the question
-/// when its interval has passed. For the long loops of other crates (the search, grounding):
-/// a loop that sees `true` should stop and report that it was cancelled.
+/// when its interval has passed. Looks at the watch once in 256 calls, so it
+/// suits a loop that calls it for every item (a quantifier's bindings); a loop that looks only
+/// now and then uses [`abandoned_now`]. A loop that sees `true` should stop (another crate's:
+/// and report that it was cancelled).
 #[inline]
 pub fn abandoned() -> bool {
     if GUARDS.load(Ordering::Relaxed) == 0 {
