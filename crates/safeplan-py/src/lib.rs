@@ -1193,8 +1193,8 @@ fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> Py
     let (value, raised) = py.detach(move || {
         // An exception left by a call that panicked after its question raised is not ours.
         RAISED.with(std::cell::Cell::take);
-        // The question captures nothing, so the watch allocates nothing: this runs on every
-        // `validate` call, whose whole cost is a few microseconds.
+        // The question captures nothing, so the watch allocates only its flag: this runs on
+        // every `validate` call, whose whole cost is a few microseconds.
         let watch = safeplan_validate::abandon_when_asked(SIGNAL_POLL, python_signal_raised);
         let value = work();
         drop(watch);
