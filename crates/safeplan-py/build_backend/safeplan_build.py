@@ -49,19 +49,19 @@ PROFILE = "release"
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    args = maturin_args(config_settings)
-    refuse_what_cannot_be_built(args)
-    name = maturin_build_wheel(wheel_directory, config_settings, metadata_directory)
-    exe = build_core_executable(args)
-    add_scripts(pathlib.Path(wheel_directory) / name, {exe.name: exe})
-    return name
+    return with_executable(maturin_build_wheel, wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     # `pip install -e` gets the command too.
+    return with_executable(maturin_build_editable, wheel_directory, config_settings, metadata_directory)
+
+
+def with_executable(build, wheel_directory, config_settings, metadata_directory):
+    """maturin's hook `build`, then the executable built and added to the wheel it made."""
     args = maturin_args(config_settings)
     refuse_what_cannot_be_built(args)
-    name = maturin_build_editable(wheel_directory, config_settings, metadata_directory)
+    name = build(wheel_directory, config_settings, metadata_directory)
     exe = build_core_executable(args)
     add_scripts(pathlib.Path(wheel_directory) / name, {exe.name: exe})
     return name
