@@ -588,7 +588,10 @@ impl Task {
         let d = read_domain(py, domain, domain_file)?;
         let p = read_problem(py, problem, problem_file)?;
         let options = compile_options(strict);
-        let task = interruptible(py, || RustTask::compile_with(&d, &p, &options))?
+        // Not `interruptible`: compiling has no loop that looks at the watch (it is linear in
+        // the task's text; docs/PYTHON.md says so).
+        let task = py
+            .detach(|| RustTask::compile_with(&d, &p, &options))
             .map_err(|e| task_error(py, e, (domain, domain_file), (problem, problem_file)))?;
         Ok(Task {
             task: Arc::new(task),
