@@ -103,12 +103,9 @@ pub enum Code {
     /// A reply states more than one plan (the same one twice, a draft and a final answer):
     /// the warning names the lines read.
     AmbiguousReply,
-    /// A reply spells an action in another case or with other separators (`PickUp` for
-    /// `pick-up`): read as the task's action.
-    RespelledAction,
-    /// A reply's line between two steps is a step with broken parentheses
-    /// (`Unload-truck p3 t1 l1-0)`): read as that step.
-    RepairedStep,
+    /// A reply's step is not well formed (`Unload-truck p3 t1 l1-0)`, a step cut off by the
+    /// output limit): read as a step that fails, never dropped or repaired.
+    MalformedStep,
 }
 
 impl Code {
@@ -146,8 +143,7 @@ impl Code {
             Code::UnknownObject => "unknown-object",
             Code::SkippedText => "skipped-text",
             Code::AmbiguousReply => "ambiguous-reply",
-            Code::RespelledAction => "respelled-action",
-            Code::RepairedStep => "repaired-step",
+            Code::MalformedStep => "malformed-step",
         }
     }
 }

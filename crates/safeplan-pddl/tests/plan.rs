@@ -843,44 +843,45 @@ fn fenced_code_blocks_with_and_without_language() {
 }
 
 #[test]
-fn steps_in_fenced_blocks_are_preferred() {
+fn each_code_block_is_a_statement_and_the_last_is_read() {
+    // Three statements (a line, two blocks) of different plans: the last is read, and the
+    // warning names every one.
     let src = "First I would try\n(pick a b)\nbut that fails. The plan:\n```\n(pick a c)\n(move c d)\n```\n```\n(drop c)\n```";
     let parsed = extract_plan(src);
-    let (plan, skipped) = lenient(src);
-    assert_eq!(shapes(&plan), ["pick a c", "move c d", "drop c"]);
-    assert_eq!(
-        skipped,
-        ["First I would try\n(pick a b)\nbut that fails. The plan:"]
-    );
+    let plan = parsed.value.clone().expect("a plan");
+    assert_eq!(shapes(&plan), ["drop c"]);
+    let w = parsed
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::AmbiguousReply)
+        .expect("a warning");
     assert!(
-        parsed.diagnostics[0]
-            .message
-            .starts_with("skipped a step outside the code block")
+        w.message
+            .contains("3 different plans, at line 2 and lines 5–6 and line 9"),
+        "{}",
+        w.message
     );
-    // A block without steps (a problem file, say) does not hide the steps outside it.
+    // A block of a problem's facts is a statement too, but the plan marked as the answer
+    // is read.
     let src = "```pddl\n(define (problem p)\n  (:domain d)\n  (:objects a b)\n  (:init\n    (at a)\n    (free b))\n  (:goal (at b)))\n```\nPlan:\n(go a b)";
-    let (plan, skipped) = lenient(src);
-    assert_eq!(shapes(&plan), ["go a b"]);
-    assert_eq!(skipped.len(), 2);
-    assert!(
-        skipped[0].starts_with("(define (problem p)") && skipped[0].ends_with("(:goal (at b)))")
-    );
-    assert_eq!(skipped[1], "Plan:");
+    let parsed = extract_plan(src);
+    assert_eq!(shapes(parsed.value.as_ref().expect("a plan")), ["go a b"]);
 }
 
 #[test]
 fn numbered_and_bulleted_lists() {
-    let src = "1. (pick a b)\n2) (move a b)\n- (drop a)\n* (drop b)\nStep 3: (drop c)\n(4) (wait)\n  10.\t(rest x)\n• (go)\n**Step 5:** `(lift y)`";
+    let src = "1. (pick a b)\n2) (move a b)\nStep 3: (drop c)\n(4) (wait)\n  5.\t(rest x)\n**Step 6:** `(lift y)`";
     let (plan, skipped) = lenient(src);
     assert!(skipped.is_empty(), "{skipped:?}");
     assert_eq!(
         shapes(&plan),
-        [
-            "pick a b", "move a b", "drop a", "drop b", "drop c", "wait", "rest x", "go", "lift y"
-        ]
+        ["pick a b", "move a b", "drop c", "wait", "rest x", "lift y"]
     );
-    assert_eq!(&src[plan.steps[4].span.range()], "(drop c)");
+    assert_eq!(&src[plan.steps[2].span.range()], "(drop c)");
     assert!(plan.steps.iter().all(|s| s.time.is_none()));
+    let (plan, skipped) = lenient("- (drop a)\n* (drop b)\n• (go)\n+ (rest)");
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!(shapes(&plan), ["drop a", "drop b", "go", "rest"]);
 }
 
 #[test]
@@ -890,11 +891,7 @@ fn prose_before_between_and_after_steps() {
     assert_eq!(shapes(&plan), ["pick ball1 rooma left", "move rooma roomb"]);
     assert_eq!(
         skipped,
-        [
-            "Sure! To solve this:",
-            "- grab the first ball\nThen we go.",
-            "Done (hopefully)."
-        ]
+        ["Sure! To solve this:", "Then we go.", "Done (hopefully)."]
     );
 }
 
@@ -911,16 +908,22 @@ fn several_steps_on_one_line() {
 
 #[test]
 fn parentheses_in_prose_are_not_steps() {
-    let src = "Move the block (it is light) first.\n(pick a b)\nNote (see above): (x y) is wrong.\n(pick ?x - ball)\n(e.g. this)\n(move a b";
+    let src = "Move the block (it is light) first.\n(pick a b)\nNote (see above): (x y) is wrong.\n(pick ?x - ball)\n(e.g. this)\nDone.";
     let (plan, skipped) = lenient(src);
     assert_eq!(shapes(&plan), ["pick a b"]);
     assert_eq!(
         skipped,
         [
             "Move the block (it is light) first.",
-            "Note (see above): (x y) is wrong.\n(pick ?x - ball)\n(e.g. this)\n(move a b"
+            "Note (see above): (x y) is wrong.\n(pick ?x - ball)\n(e.g. this)\nDone."
         ]
     );
+    // A step cut off at the end of the reply is a step that is not well formed.
+    let parsed = extract_plan("(pick a b)\n(move a b");
+    let plan = parsed.value.expect("a plan");
+    assert_eq!(plan.steps.len(), 2);
+    assert_eq!(plan.steps[1].action.as_str(), "(move a b");
+    assert_eq!(parsed.diagnostics[0].code, Code::MalformedStep);
 }
 
 #[test]
@@ -931,10 +934,7 @@ fn list_items_without_parentheses() {
         shapes(&plan),
         ["pick-up a b", "move a b", "drop a", "stack a c"]
     );
-    assert_eq!(
-        skipped,
-        ["Here's my plan:", "- put it down", "This should work."]
-    );
+    assert_eq!(skipped, ["Here's my plan:", "This should work."]);
     let s = &plan.steps[0];
     assert_eq!(&src[s.span.range()], "pick-up a b");
     assert_eq!(&src[s.args[1].span.range()], "b");
@@ -951,20 +951,21 @@ fn list_items_without_parentheses() {
 }
 
 #[test]
-fn bare_list_items_only_without_parenthesised_steps() {
+fn bare_list_items_are_steps_in_any_list() {
+    // Every item of a list that has the shape of a step is one, whatever its syntax.
     let (plan, skipped) = lenient("1. (pick a b)\n2. move a b");
-    assert_eq!(shapes(&plan), ["pick a b"]);
-    assert_eq!(skipped, ["2. move a b"]);
-    // With numbered steps, bulleted notes are not steps.
+    assert_eq!(shapes(&plan), ["pick a b", "move a b"]);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    // Notes announced as notes are not the plan.
     let src = "1. pick a b\n2. move a b\nNotes:\n- make sure it is charged";
     let parsed = extract_plan(src);
     let (plan, skipped) = lenient(src);
     assert_eq!(shapes(&plan), ["pick a b", "move a b"]);
-    assert_eq!(skipped, ["Notes:\n- make sure it is charged"]);
+    assert_eq!(skipped, ["Notes:", "- make sure it is charged"]);
     assert!(
-        parsed.diagnostics[0]
+        parsed.diagnostics[1]
             .message
-            .starts_with("skipped a bulleted item")
+            .contains("notes about the plan")
     );
     // Prose list items are not steps.
     let (plan, skipped) = lenient("- First, pick up the ball.\n- Then: done");

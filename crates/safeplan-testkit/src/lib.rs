@@ -13,6 +13,9 @@
 //!   corpus by itself. Differential tests compare the engine (and the planner) with it.
 //! - [`gen`] is a proptest strategy for small random tasks and plans that exercise every
 //!   feature the engine supports.
+//! - [`reply_styles`] writes a known plan, mutated the way models err, as a model would
+//!   (lists, calls, JSON, walkthroughs, reasoning blocks, the plan stated twice), so that the
+//!   reply reader can be checked to give back exactly that plan.
 //! - [`temporal`](mod@temporal) is the reference for timed plans of durative actions, in the
 //!   simplest form (a list of happenings over a set of strings), and [`gen_temporal`] draws
 //!   small temporal tasks and plans for it.
@@ -31,6 +34,7 @@
 pub mod r#gen;
 pub mod gen_temporal;
 pub mod reference;
+pub mod reply_styles;
 pub mod temporal;
 
 use std::path::PathBuf;

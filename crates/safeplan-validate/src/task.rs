@@ -442,6 +442,11 @@ impl Task {
             self.preds.iter().map(|p| p.sym.name.as_str()),
             self.objects.iter().map(|o| o.name.as_str()),
         )
+        .with_arities(
+            self.schemas
+                .iter()
+                .map(|s| (s.name.as_str(), s.params.len())),
+        )
     }
 
     /// The state before the first step.

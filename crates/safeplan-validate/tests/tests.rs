@@ -8,6 +8,7 @@ mod differential;
 mod pddl3;
 mod reference_ipc;
 mod replies;
+mod reply_faithful;
 mod safety;
 mod scale;
 mod semantics;

@@ -1,71 +1,92 @@
-//! Plans out of LLM replies: the lenient extractor ([`extract_plan`]) and the reply reader
-//! built on it ([`read_reply`]).
+//! Plans out of LLM replies: [`read_reply`], the one reply reader.
 //!
 //! A chat model answers a planning prompt with prose, Markdown, code fences of any language,
 //! numbered lists, JSON, reasoning blocks, and sometimes the plan twice or no plan at all.
-//! [`extract_plan`] finds steps in such text by their position and shape alone, with a
-//! warning for every stretch it skips. [`read_reply`] adds what reading a reply as the input
-//! of a verdict needs:
+//! Everything that scores a model's plan — `validate --llm-plan`, the benchmark, the reward
+//! functions, the inspect scorers, the MCP tools, the judge's reviser — reads it here, so
+//! the instrument is one piece of code with one invariant:
 //!
-//! - reasoning blocks (`<think>...</think>`, `<thinking>`, `<reasoning>`, and everything
-//!   before a lone `</think>`) are not part of the answer;
-//! - a JSON answer (`{"plan": [...]}`, `{"actions": ...}`, `{"steps": ...}`: a list of step
-//!   strings or of `{"action": NAME, "args": [...]}` objects, or one string of steps) is
-//!   read as the plan, the last one when there are several;
-//! - a `(plan ...)` or `(:plan ...)` wrapper is read as the steps inside it;
-//! - with the task's [`Vocabulary`], a parenthesised group whose head is a predicate of the
-//!   task and no action (`(on a b)` in a description of the state) is a fact, not a step; a
-//!   list item without parentheses is a step only when its arguments are objects of the task
-//!   (`1. Unstack block C from block D` is prose; `1. unstack c d` a step); a step naming an
-//!   action the task lacks stays a step, so a hallucinated action fails as an unknown action
-//!   instead of being dropped to make a plan pass;
-//! - a plan stated twice (the same steps in two places) is read once, the last statement,
-//!   with a warning; when the reply marks a final answer (`Final plan:`, `Answer:`) after
-//!   some steps and before others, the steps after the last mark are the plan;
-//! - a reply from which no step can be read is **no plan** ([`NoPlan`]): never an empty plan,
-//!   never valid. The empty plan is an answer only when the reply states it: an empty code
-//!   block, `(plan)`, `{"plan": []}`, an empty `[PLAN]` section, or a sentence saying no
-//!   action is needed ("No further actions are needed as the goal has been achieved").
-//!   Whether a plan-less reply is a refusal is a documented heuristic over its wording
-//!   ([`NoPlan::Refusal`]), counted apart.
+//! **Reading never changes the plan the model wrote.** Every item of the chosen statement
+//! that has the shape of a step is a step, in order, verbatim, whatever names it uses; an
+//! unknown action, an unknown object, a wrong arity or broken parentheses are failures of
+//! that step (the validator says which), never a reason to skip, repair, respell, merge or
+//! de-duplicate it. The task's names may help to choose *which* statement is the plan — a
+//! block of the task's steps rather than a block of facts or a list of sentences — never
+//! which items of it to keep.
 //!
-//! Every rule is written, with an example, in docs/FORMAT.md ("Plans in LLM replies").
+//! The reading runs in layers, each in its own file:
+//!
+//! - [`reasoning`]: `<think>…</think>` and kin are blanked (not the answer);
+//! - [`json`]: JSON answers become statements; [`wrapper`]: `(plan …)`-style wrappers are
+//!   read as the steps inside them;
+//! - [`line`]: each line read by shape alone — a parenthesised step, a `name(args)` call,
+//!   bare words in a list item or code block, a step whose parentheses do not match, a
+//!   comment, or prose;
+//! - [`statement`]: lines grouped into statements — a code block, a list or a run of step
+//!   lines up to the next announcing line (`In PDDL syntax:`, a heading) or restarted
+//!   numbering; notes under a step are not steps;
+//! - [`choose`]: the rule that picks the statement that is the plan;
+//! - [`wording`]: what a reply with no statement says (nothing left to do, no plan exists,
+//!   a refusal).
+//!
+//! A reply with no statement of a plan is **no plan** ([`NoPlan`]), never the empty plan,
+//! never valid. The empty plan is an answer only when the reply states it: plan delimiters
+//! with nothing between them (`[PLAN END]` alone, an empty code block, `(plan)`, `[]`,
+//! `{"plan": []}`) or a sentence saying no action is needed.
+//!
+//! The invariant is proved by construction, not by a corpus: `safeplan-testkit`'s
+//! `reply_styles` writes every corpus plan, mutated the way models err, in every reply
+//! style, and the reading must give that plan back (`crates/safeplan-validate/tests/
+//! reply_faithful.rs`). Every rule is written, with an example, in docs/FORMAT.md.
 
-mod extract;
+mod choose;
+mod json;
+mod line;
+mod reasoning;
+mod statement;
+mod wording;
+mod wrapper;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-pub use extract::extract_plan;
+pub use reasoning::without_reasoning;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::ast::{Domain, Plan, PlanStep, Problem};
+use crate::Parsed;
+use crate::ast::{Domain, Plan, Problem};
 use crate::diagnostic::{Code, Diagnostic, FileKind};
 use crate::plan::{shorten, span};
-use crate::span::Span;
+use crate::span::LineIndex;
+use statement::{Origin, Statement};
 
 const FILE: FileKind = FileKind::Plan;
 
-/// What a task names, lowercased: its actions, predicates and objects (constants included).
-/// [`read_reply`] uses it to tell a reply's steps from the facts and prose around them.
+/// What a task names, lowercased: its actions (with their number of parameters, when
+/// known), predicates and objects (constants included). [`read_reply`] uses it to choose
+/// which statement of a reply is the plan — never which items of it are steps.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Vocabulary {
-    actions: BTreeSet<String>,
+    actions: BTreeMap<String, Option<usize>>,
     predicates: BTreeSet<String>,
     objects: BTreeSet<String>,
 }
 
 impl Vocabulary {
-    /// The names of `domain` (actions, durative actions, predicates, constants) and of
-    /// `problem`'s objects.
+    /// The names of `domain` (actions and durative actions with their arities, predicates,
+    /// derived predicates, constants) and of `problem`'s objects.
     pub fn of(domain: &Domain, problem: Option<&Problem>) -> Vocabulary {
         let lower = |n: &crate::ast::Name| n.text.as_str().to_ascii_lowercase();
         Vocabulary {
             actions: domain
                 .actions
                 .iter()
-                .map(|a| lower(&a.name))
-                .chain(domain.durative_actions.iter().map(|a| lower(&a.name)))
+                .map(|a| (lower(&a.name), Some(a.params.len())))
+                .chain(
+                    domain
+                        .durative_actions
+                        .iter()
+                        .map(|a| (lower(&a.name), Some(a.params.len()))),
+                )
                 .collect(),
             predicates: domain
                 .predicates
@@ -82,7 +103,8 @@ impl Vocabulary {
         }
     }
 
-    /// A vocabulary of the given names (any case).
+    /// A vocabulary of the given names (any case); actions without arities
+    /// ([`Vocabulary::with_arities`] adds them).
     pub fn new<'a>(
         actions: impl IntoIterator<Item = &'a str>,
         predicates: impl IntoIterator<Item = &'a str>,
@@ -90,39 +112,50 @@ impl Vocabulary {
     ) -> Vocabulary {
         let set = |it: &mut dyn Iterator<Item = &'a str>| it.map(str::to_ascii_lowercase).collect();
         Vocabulary {
-            actions: set(&mut actions.into_iter()),
+            actions: actions
+                .into_iter()
+                .map(|a| (a.to_ascii_lowercase(), None))
+                .collect(),
             predicates: set(&mut predicates.into_iter()),
             objects: set(&mut objects.into_iter()),
         }
     }
 
+    /// The same names, with the number of parameters of each named action.
+    pub fn with_arities<'a>(mut self, arities: impl IntoIterator<Item = (&'a str, usize)>) -> Self {
+        for (name, n) in arities {
+            self.actions.insert(name.to_ascii_lowercase(), Some(n));
+        }
+        self
+    }
+
     fn is_action(&self, name: &str) -> bool {
-        has(&self.actions, name)
+        lookup(&self.actions, name).is_some()
     }
 
     fn is_fact(&self, name: &str) -> bool {
-        has(&self.predicates, name) && !has(&self.actions, name)
-    }
-
-    /// The action `name` spells in another case or with other separators (`PickUp`,
-    /// `pick_up` for `pick-up`), when exactly one action of the task is spelled so.
-    fn respelled_action(&self, name: &str) -> Option<&str> {
-        let squash = |s: &str| {
-            s.chars()
-                .filter(|c| !matches!(c, '-' | '_'))
-                .map(|c| c.to_ascii_lowercase())
-                .collect::<String>()
-        };
-        let want = squash(name);
-        let mut found = self.actions.iter().filter(|a| squash(a) == want);
-        match (found.next(), found.next()) {
-            (Some(a), None) => Some(a.as_str()),
-            _ => None,
-        }
+        has(&self.predicates, name) && !self.is_action(name)
     }
 
     fn is_object(&self, name: &str) -> bool {
         has(&self.objects, name)
+    }
+
+    /// Whether a step reads as a step of this task: two of a head that is an action,
+    /// arguments that are all objects, and the action's number of arguments. For telling
+    /// a list of the task's steps from a list of sentences of the same shape; one wrong
+    /// name (a hallucinated object or action, a wrong arity) still reads as a step.
+    fn plan_like(&self, step: &crate::ast::PlanStep) -> bool {
+        let arity = lookup(&self.actions, step.action.as_str());
+        let head = arity.is_some();
+        let objects = step.args.iter().all(|a| self.is_object(a.as_str()));
+        let count = match arity {
+            Some(Some(n)) => n == step.args.len(),
+            // Arity unknown: the action and its objects must do.
+            Some(None) => objects,
+            None => false,
+        };
+        usize::from(head) + usize::from(objects) + usize::from(count) >= 2
     }
 }
 
@@ -133,6 +166,14 @@ fn has(set: &BTreeSet<String>, name: &str) -> bool {
         set.contains(&name.to_ascii_lowercase())
     } else {
         set.contains(name)
+    }
+}
+
+fn lookup(map: &BTreeMap<String, Option<usize>>, name: &str) -> Option<Option<usize>> {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        map.get(&name.to_ascii_lowercase()).copied()
+    } else {
+        map.get(name).copied()
     }
 }
 
@@ -201,11 +242,12 @@ pub struct Reply {
     pub plan: Option<Plan>,
     /// Why there is no plan, when there is none.
     pub no_plan: Option<NoPlan>,
-    /// Whether the reply states the empty plan (an empty block, `(plan)`, `{"plan": []}`,
-    /// "no further actions are needed").
+    /// Whether the reply states the empty plan (an empty block, `(plan)`, `[PLAN END]`
+    /// alone, `{"plan": []}`, "no further actions are needed").
     pub stated_empty: bool,
-    /// A warning for everything skipped (prose, facts, a reasoning block, a plan stated
-    /// twice), each with its span in the reply.
+    /// A warning for everything not read as a step (prose, notes, a reasoning block, a
+    /// block of facts, another statement of the plan) and for each step that is not well
+    /// formed, each with its span in the reply.
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -217,9 +259,56 @@ impl Reply {
     }
 }
 
+/// One step as read from a reply: its text and where it stands in the reply. What a user
+/// who doubts a score looks at (`validate --llm-plan --json`, Python, MCP, bench reports).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadStep {
+    /// `(action arg ...)` as written (a step that is not well formed: its text in
+    /// parentheses).
+    pub text: String,
+    /// 1-based line of the step in the reply.
+    pub line: u32,
+    /// 1-based column (characters) of the step in the reply.
+    pub column: u32,
+}
+
+impl Reply {
+    /// The steps read, each with its line and column in `reply` (the text that was read).
+    pub fn read_steps(&self, reply: &str) -> Vec<ReadStep> {
+        let index = LineIndex::new(reply);
+        self.plan
+            .iter()
+            .flat_map(|p| &p.steps)
+            .map(|s| {
+                let at = index.line_col(reply, s.span.start);
+                ReadStep {
+                    text: s.text(),
+                    line: at.line,
+                    column: at.col,
+                }
+            })
+            .collect()
+    }
+
+    /// The reader's warnings as `line L: message` (`reply`: the text that was read).
+    pub fn warnings(&self, reply: &str) -> Vec<String> {
+        let index = LineIndex::new(reply);
+        self.diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "line {}: {}",
+                    index.line_col(reply, d.span.start).line,
+                    d.message
+                )
+            })
+            .collect()
+    }
+}
+
 /// Read the plan an LLM reply states; see the module documentation for the rules. With
-/// `vocabulary` (the task's names), facts and prose are told from steps by name; without
-/// it, by shape alone.
+/// `vocabulary` (the task's names), statements that are not plans of the task (blocks of
+/// facts, sentences in list form) are told from the plan; without it, by shape alone.
 ///
 /// ```
 /// use safeplan_pddl::{NoPlan, Vocabulary, read_reply};
@@ -229,28 +318,38 @@ impl Reply {
 /// let plan = read_reply(reply, Some(&v)).plan.expect("a plan");
 /// assert_eq!(plan.steps.len(), 2);
 ///
+/// // A hallucinated object is a step of the plan, which then fails on it.
+/// let plan = read_reply("1. (unstack a b)\n2. (put-down table)", Some(&v)).plan.expect("a plan");
+/// assert_eq!(plan.steps[1].text(), "(put-down table)");
+///
 /// // A refusal is no plan, not an empty plan.
 /// let r = read_reply("I'm sorry, but I can't help with planning this task.", Some(&v));
 /// assert_eq!((r.plan, r.no_plan), (None, Some(NoPlan::Refusal)));
 ///
-/// // Saying that nothing is left to do is the empty plan.
+/// // Saying that nothing is left to do is the empty plan; so is `[PLAN END]` alone.
 /// let r = read_reply("No further actions are needed as the goal has been achieved.", Some(&v));
+/// assert_eq!(r.plan.map(|p| p.steps.len()), Some(0));
+/// let r = read_reply("[PLAN END]", Some(&v));
 /// assert_eq!(r.plan.map(|p| p.steps.len()), Some(0));
 /// ```
 pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     let mut diagnostics = Vec::new();
+    let no_plan = |why, diagnostics| Reply {
+        plan: None,
+        no_plan: Some(why),
+        stated_empty: false,
+        diagnostics,
+    };
+    if let Err(d) = crate::decode(text.as_bytes(), FILE) {
+        return no_plan(NoPlan::Unreadable, vec![d]);
+    }
     if text.trim().is_empty() {
-        return Reply {
-            plan: None,
-            no_plan: Some(NoPlan::Empty),
-            stated_empty: false,
-            diagnostics,
-        };
+        return no_plan(NoPlan::Empty, diagnostics);
     }
     // Reasoning is not the answer: blanked, byte for byte, so every span stays right.
     let mut masked = text.as_bytes().to_vec();
-    for (start, end) in reasoning_blocks(text) {
-        blank(&mut masked, start, end);
+    for (start, end) in reasoning::reasoning_blocks(text) {
+        reasoning::blank(&mut masked, start, end);
         diagnostics.push(
             Diagnostic::warning(
                 Code::SkippedText,
@@ -261,911 +360,218 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
             .with_help("steps and facts inside `<think>...</think>` are not read as the plan"),
         );
     }
-    let masked_text = String::from_utf8(masked.clone()).unwrap_or_default();
-    if masked_text.trim().is_empty() {
-        return Reply {
-            plan: None,
-            no_plan: Some(NoPlan::Empty),
-            stated_empty: false,
-            diagnostics,
-        };
+    let answer = to_text(&masked);
+    if answer.trim().is_empty() {
+        return no_plan(NoPlan::Empty, diagnostics);
     }
-    // A JSON answer, when there is one, is the answer.
-    if let Some(json) = json_plan(&masked_text) {
-        return finish_json(text, json, vocabulary, diagnostics);
+    let mut statements: Vec<Statement> = Vec::new();
+    // JSON answers, then blanked so their strings are not read again as lines.
+    for (st, (a, b)) in json::json_statements(&answer) {
+        reasoning::blank(&mut masked, a, b);
+        statements.push(st);
     }
-    let mut stated_empty = false;
-    for (open, close, empty) in wrappers(&masked_text) {
-        blank(&mut masked, open.0, open.1);
-        blank(&mut masked, close, close + 1);
-        stated_empty |= empty;
+    // `(plan ...)` wrappers: the steps inside; `(plan)` states the empty plan.
+    let answer = to_text(&masked);
+    for (open, close, empty) in wrapper::wrappers(&answer) {
+        if empty {
+            statements.push(Statement::empty(
+                Origin::Delimiters,
+                false,
+                open.0,
+                close + 1,
+            ));
+            reasoning::blank(&mut masked, open.0, close + 1);
+        } else {
+            reasoning::blank(&mut masked, open.0, open.1);
+            reasoning::blank(&mut masked, close, close + 1);
+        }
     }
-    let unwrapped = String::from_utf8(masked.clone()).unwrap_or_default();
-    for (a, b) in containers(&unwrapped) {
-        blank(&mut masked, a, b);
+    let unwrapped = to_text(&masked);
+    for (a, b) in wrapper::containers(&unwrapped) {
+        reasoning::blank(&mut masked, a, b);
     }
-    // Only what follows the last final-answer mark, when steps stand on both sides of it.
-    let masked_text = String::from_utf8(masked).unwrap_or_default();
-    let extracted = extract_plan(&masked_text);
-    let mut plan = extracted.value.unwrap_or_default();
-    diagnostics.extend(extracted.diagnostics);
-    if let Some(v) = vocabulary {
-        filter_by_vocabulary(text, &mut plan, v, &mut diagnostics);
-        repair_broken_steps(text, &mut plan, v, &mut diagnostics);
+    let answer = to_text(&masked);
+    statements.extend(empty_sections(&answer));
+    let (regions, fence_marks) = statement::regions(&answer);
+    statements.extend(statement::statements(&answer, &regions));
+    statements.sort_by_key(|s| s.span.start);
+
+    let chosen = choose::choose(text, &statements, vocabulary, &mut diagnostics);
+    // Everything else that is not blank, markup or another statement is skipped text.
+    let mut claimed: Vec<(usize, usize)> = fence_marks
+        .iter()
+        .map(|s| (s.start as usize, s.end as usize))
+        .collect();
+    for (i, st) in statements.iter().enumerate() {
+        if Some(i) == chosen {
+            claimed.extend(st.lines.iter().copied());
+        } else {
+            claimed.push((st.span.start as usize, st.span.end as usize));
+        }
     }
-    final_answer(text, &mut plan, &mut diagnostics);
-    // Boundaries between statements are read in the text with wrappers blanked: `(plan
-    // (:action (a x)) ...)` is one statement, not one per step.
-    stated_twice(&masked_text, &mut plan, &mut diagnostics);
-    // Whether the reply states the empty plan only matters when no step was read.
-    stated_empty |= plan.steps.is_empty() && states_empty(&masked_text);
-    if plan.steps.is_empty() {
-        if stated_empty {
+    skipped_text(&answer, &mut claimed, &mut diagnostics);
+    let Some(chosen) = chosen else {
+        if wording::states_empty(&answer) {
             return Reply {
-                plan: Some(plan),
+                plan: Some(Plan::default()),
                 no_plan: None,
                 stated_empty: true,
                 diagnostics,
             };
         }
-        return Reply {
-            plan: None,
-            no_plan: Some(if claims_unsolvable(&masked_text) {
-                NoPlan::ClaimsUnsolvable
-            } else if refuses(&masked_text) {
-                NoPlan::Refusal
-            } else {
-                NoPlan::Unreadable
-            }),
-            stated_empty: false,
-            diagnostics,
+        let why = if wording::claims_unsolvable(&answer) {
+            NoPlan::ClaimsUnsolvable
+        } else if wording::refuses(&answer) {
+            NoPlan::Refusal
+        } else {
+            NoPlan::Unreadable
         };
+        return no_plan(why, diagnostics);
+    };
+    let st = &statements[chosen];
+    for step in &st.steps {
+        if !step.args.is_empty()
+            || !step.action.text.contains(|c: char| {
+                c.is_whitespace() || c == '(' || c == ')' || c == '{' || c == '"'
+            })
+        {
+            continue;
+        }
+        diagnostics.push(
+            Diagnostic::warning(
+                Code::MalformedStep,
+                FILE,
+                step.span,
+                format!(
+                    "read `{}` as a step that is not well formed: it fails as written",
+                    shorten(step.action.as_str(), 60)
+                ),
+            )
+            .with_help("write each step as `(action arg ...)`"),
+        );
     }
+    diagnostics.sort_by_key(|d| d.span.start);
+    let plan = Plan {
+        steps: st.steps.clone(),
+        cost: st.cost,
+    };
     Reply {
+        stated_empty: plan.steps.is_empty(),
         plan: Some(plan),
         no_plan: None,
-        stated_empty: false,
         diagnostics,
     }
 }
 
-/// The reply without its reasoning blocks (`<think>...</think>`, `<thinking>`,
-/// `<reasoning>`, an unclosed one to the end, everything before a lone `</think>`): each
-/// blanked to spaces, line breaks kept, so positions and line numbers in the result are
-/// those of `text`. What [`read_reply`] reads; for readers of other replies (a judge's, a
-/// reviser's) that must not read a model's musings as its answer.
+/// Find the plan's steps in text that is not a plan file (an LLM reply, a planner's
+/// output) by shape alone: [`read_reply`] without the task's names, as a [`Parsed`] value
+/// (the plan read, or the empty plan when there is none; the reader's warnings).
 ///
 /// ```
-/// let reply = "<think>maybe (pick-up a)?</think>\n(stack a b)";
-/// assert_eq!(safeplan_pddl::without_reasoning(reply).trim(), "(stack a b)");
+/// use safeplan_pddl::{extract_plan, Code};
+///
+/// let reply = "Sure! Here is the plan:\n\n```pddl\n(pick ball1 rooma)\n(move rooma roomb) ; go\n```\n\
+///              This works because the ball (ball1) is light.";
+/// let parsed = extract_plan(reply);
+/// let plan = parsed.value.unwrap_or_default();
+/// let steps: Vec<&str> = plan.steps.iter().map(|s| &reply[s.span.range()]).collect();
+/// assert_eq!(steps, ["(pick ball1 rooma)", "(move rooma roomb)"]);
+/// assert!(parsed.diagnostics.iter().all(|d| d.code == Code::SkippedText));
 /// ```
-pub fn without_reasoning(text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for (start, end) in reasoning_blocks(text) {
-        blank(&mut bytes, start, end);
-    }
-    // Blanking replaces whole tags and their contents with ASCII spaces, never part of a
-    // character: still UTF-8 unless a block boundary fell inside one, which tags cannot.
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// Replace `start..end` of `bytes` by spaces, keeping line breaks (and so line numbers).
-fn blank(bytes: &mut [u8], start: usize, end: usize) {
-    for b in bytes.iter_mut().take(end).skip(start) {
-        if *b != b'\n' {
-            *b = b' ';
-        }
+pub fn extract_plan(text: &str) -> Parsed<Plan> {
+    let reply = read_reply(text, None);
+    Parsed {
+        value: Some(reply.plan.unwrap_or_default()),
+        diagnostics: reply.diagnostics,
     }
 }
 
-/// The byte ranges of reasoning blocks: `<think>...</think>` (and `thinking`, `reasoning`),
-/// an unclosed one to the end, and everything before a `</think>` that has no opener (as
-/// some APIs return DeepSeek-R1's reasoning).
-fn reasoning_blocks(text: &str) -> Vec<(usize, usize)> {
-    // Most replies have no tag at all.
-    if !text.contains('<') {
-        return Vec::new();
-    }
+fn to_text(bytes: &[u8]) -> String {
+    // Blanking replaces whole ASCII tags, JSON objects and parentheses with spaces: still
+    // UTF-8 unless a blanked range cut a character, which none of them can.
+    String::from_utf8(bytes.to_vec())
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// `[PLAN END]` with nothing before it since the last `[PLAN]` (or the start of the
+/// answer): PlanBench's format stating the empty plan. Also `[PLAN][PLAN END]`.
+fn empty_sections(text: &str) -> Vec<Statement> {
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
-    for tag in ["think", "thinking", "reasoning"] {
-        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
-        let mut from = 0;
-        while let Some(rel) = lower[from..].find(&close) {
-            let close_at = from + rel;
-            let end = close_at + close.len();
-            let start = lower[from..close_at].rfind(&open).map_or(
-                // A lone closing tag: everything before it is the reasoning.
-                if out.is_empty() && from == 0 {
-                    0
-                } else {
-                    close_at
-                },
-                |o| from + o,
-            );
-            out.push((start, end));
-            from = end;
+    let mut from = 0;
+    while let Some(rel) = lower[from..].find("[plan end]") {
+        let at = from + rel;
+        let open = lower[..at]
+            .rfind("[plan]")
+            .map_or(0, |o| o + "[plan]".len());
+        let since = lower[..at]
+            .rfind("[plan end]")
+            .map_or(0, |e| e + "[plan end]".len());
+        let section = open.max(since);
+        if lower[section..at].trim().is_empty() {
+            let start = lower[..at]
+                .rfind("[plan]")
+                .filter(|&o| o + 6 == section)
+                .unwrap_or(at);
+            out.push(Statement::empty(
+                Origin::Delimiters,
+                true,
+                start,
+                at + "[plan end]".len(),
+            ));
         }
-        if let Some(rel) = lower[from..].find(&open) {
-            out.push((from + rel, text.len()));
-        }
+        from = at + "[plan end]".len();
     }
-    out.sort_unstable();
-    out.dedup();
     out
 }
 
-/// A JSON object holding the plan: its byte range and the value of its plan key.
-struct JsonPlan {
-    start: usize,
-    end: usize,
-    value: Value,
-}
-
-/// The last JSON object in `text` with a `plan`, `actions` or `steps` key (any case), read
-/// wherever it stands: bare, in a code fence, between `$$` marks.
-fn json_plan(text: &str) -> Option<JsonPlan> {
-    if !text.contains('{') {
-        return None;
-    }
-    let mut found = None;
-    let mut tries = 0;
-    let mut from = 0;
-    while let Some(rel) = text[from..].find('{') {
-        let start = from + rel;
-        tries += 1;
-        if tries > 256 {
-            break;
-        }
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(Value::Object(map))) => {
-                let end = start + stream.byte_offset();
-                let value = map
-                    .iter()
-                    .find(|(k, _)| {
-                        matches!(
-                            k.to_ascii_lowercase().as_str(),
-                            "plan" | "actions" | "steps"
-                        )
-                    })
-                    .map(|(_, v)| v.clone());
-                if let Some(value) = value {
-                    found = Some(JsonPlan { start, end, value });
-                }
-                from = end;
-            }
-            _ => from = start + 1,
+/// A [`Code::SkippedText`] warning for each run of non-blank lines of `text` outside the
+/// `claimed` ranges.
+fn skipped_text(text: &str, claimed: &mut [(usize, usize)], diagnostics: &mut Vec<Diagnostic>) {
+    claimed.sort_unstable();
+    // Touching ranges merged (an inline block's fence marks and content).
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for &(s, e) in claimed.iter() {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
         }
     }
-    found
-}
-
-/// The steps of a JSON plan value as plan text, one per line: strings as they are (a string
-/// of several lines gives several steps), `{"action": NAME, "args": [...]}` objects written
-/// as `(NAME arg ...)`.
-fn json_steps(value: &Value) -> Vec<String> {
-    match value {
-        Value::String(s) => s.lines().map(str::to_owned).collect(),
-        Value::Array(items) => items
-            .iter()
-            .filter_map(|item| match item {
-                Value::String(s) => Some(s.clone()),
-                Value::Object(o) => {
-                    let get = |keys: &[&str]| {
-                        o.iter()
-                            .find(|(k, _)| keys.contains(&k.to_ascii_lowercase().as_str()))
-                            .map(|(_, v)| v)
-                    };
-                    let name = get(&["action", "name", "operator"])?.as_str()?;
-                    let args: Vec<String> = get(&["args", "arguments", "parameters", "objects"])
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|x| x.as_str().map(str::to_owned))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    if name.trim_start().starts_with('(') {
-                        Some(name.to_owned())
-                    } else {
-                        Some(format!("({} {})", name, args.join(" ")).replace(" )", ")"))
-                    }
-                }
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn finish_json(
-    text: &str,
-    json: JsonPlan,
-    vocabulary: Option<&Vocabulary>,
-    mut diagnostics: Vec<Diagnostic>,
-) -> Reply {
-    let lines = json_steps(&json.value);
-    let joined: String = lines
-        .iter()
-        .map(|l| {
-            let t = l.trim();
-            // A step string without parentheses (`"unstack a b"`) is a step too.
-            if t.starts_with('(') || t.is_empty() {
-                t.to_owned()
-            } else {
-                format!("({t})")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let extracted = extract_plan(&joined);
-    let mut plan = extracted.value.unwrap_or_default();
-    // Spans of steps read out of the JSON point at the whole object.
-    let whole = span(json.start, json.end);
-    for step in &mut plan.steps {
-        step.span = whole;
-        step.action.span = whole;
-        for a in &mut step.args {
-            a.span = whole;
-        }
-    }
-    if let Some(v) = vocabulary {
-        filter_by_vocabulary(&joined, &mut plan, v, &mut diagnostics);
-    }
-    for (a, b) in [(0, json.start), (json.end, text.len())] {
-        let gap = text.get(a..b).unwrap_or("");
-        if !gap.trim().is_empty() {
+    let is_claimed = |a: usize, b: usize| merged.iter().any(|&(s, e)| s <= a && b <= e);
+    let mut run: Option<(usize, usize)> = None;
+    let flush = |run: &mut Option<(usize, usize)>, diagnostics: &mut Vec<Diagnostic>| {
+        if let Some((a, b)) = run.take() {
+            let stretch = text.get(a..b).unwrap_or("").trim();
             diagnostics.push(
                 Diagnostic::warning(
                     Code::SkippedText,
                     FILE,
                     span(a, b),
                     format!(
-                        "skipped text around the JSON answer: `{}`",
-                        shorten(gap.trim().lines().next().unwrap_or(""), 40)
+                        "skipped text that is not a plan step: `{}`",
+                        shorten(stretch.lines().next().unwrap_or(""), 40)
                     ),
                 )
-                .with_help("the plan is read from the JSON object's plan key"),
+                .with_help(
+                    "if this was meant as a step, write it as `(action arg ...)` at the start of \
+                     a line",
+                ),
             );
         }
-    }
-    let empty_list = matches!(&json.value, Value::Array(a) if a.is_empty())
-        || matches!(&json.value, Value::String(s) if s.trim().is_empty());
-    if plan.steps.is_empty() {
-        return Reply {
-            plan: empty_list.then_some(plan),
-            no_plan: (!empty_list).then_some(NoPlan::Unreadable),
-            stated_empty: empty_list,
-            diagnostics,
-        };
-    }
-    Reply {
-        plan: Some(plan),
-        no_plan: None,
-        stated_empty: false,
-        diagnostics,
-    }
-}
-
-/// `(plan ...)` and `(:plan ...)` wrappers: the head's byte range, the offset of the
-/// matching `)`, and whether nothing but blanks stands inside.
-fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
-    let bytes = text.as_bytes();
-    let lower = text.to_ascii_lowercase();
-    if !lower.contains("plan") {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for head in ["(:plan", "(plan"] {
-        let mut from = 0;
-        while let Some(rel) = lower[from..].find(head) {
-            let open = from + rel;
-            let after = open + head.len();
-            from = after;
-            let boundary = bytes
-                .get(after)
-                .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'(' | b')'));
-            if !boundary {
-                continue;
-            }
-            // The matching `)`.
-            let mut depth = 1usize;
-            let mut i = after;
-            while i < bytes.len() {
-                match bytes[i] {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            // `(plan NAME)` in a `define` header is no wrapper: a wrapper holds steps or
-            // nothing.
-            if depth == 0 && (text[after..i].contains('(') || text[after..i].trim().is_empty()) {
-                let empty = text[after..i].trim().is_empty();
-                out.push(((open, after), i, empty));
-            }
-        }
-    }
-    out
-}
-
-/// Lists that hold steps: a `(` whose content is only other parenthesised groups, after at
-/// most a few keyword-like head words (`(` alone on its line around the steps,
-/// `(define (plan NAME) (:steps ...))`, `(:actions ...)`). The byte ranges to blank: each
-/// container's `(`, head words and `)`, and the `(plan NAME)`-style header groups of a
-/// `define`.
-fn containers(text: &str) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    // Matching pairs.
-    let mut stack = Vec::new();
-    let mut pairs = Vec::new();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'(' => stack.push(i),
-            b')' => {
-                if let Some(o) = stack.pop() {
-                    pairs.push((o, i));
-                }
-            }
-            _ => {}
-        }
-    }
-    pairs.sort_unstable();
-    let children = |o: usize, c: usize| -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut i = o + 1;
-        while i < c {
-            if bytes[i] == b'(' {
-                match pairs.binary_search_by_key(&i, |p| p.0) {
-                    Ok(k) => {
-                        out.push(pairs[k]);
-                        i = pairs[k].1 + 1;
-                    }
-                    Err(_) => return Vec::new(),
-                }
-            } else {
-                i += 1;
-            }
-        }
-        out
     };
-    let mut out = Vec::new();
-    for &(o, c) in &pairs {
-        let kids = children(o, c);
-        if kids.is_empty() {
-            continue;
-        }
-        // What stands outside the children: blanks, comments and head words only.
-        let mut outside = String::new();
-        let mut last = o + 1;
-        for &(ko, kc) in &kids {
-            outside.push_str(text.get(last..ko).unwrap_or(""));
-            outside.push(' ');
-            last = kc + 1;
-        }
-        outside.push_str(text.get(last..c).unwrap_or(""));
-        let words: Vec<&str> = outside
-            .lines()
-            .map(|l| l.split(';').next().unwrap_or(""))
-            .flat_map(str::split_whitespace)
-            .collect();
-        let head_ok = words.len() <= 2
-            && words.iter().all(|w| {
-                let w = w.to_ascii_lowercase();
-                w.starts_with(':')
-                    || matches!(
-                        w.as_str(),
-                        "define" | "plan" | "steps" | "actions" | "sequence" | "seq" | "[plan]"
-                    )
-            });
-        if !head_ok {
-            continue;
-        }
-        // Blank the container's own `(`, head words and `)`.
-        let head_end = kids[0].0;
-        out.push((o, head_end));
-        out.push((c, c + 1));
-        let kids_after = &kids[..];
-        for w in kids_after.windows(2) {
-            out.push((w[0].1 + 1, w[1].0));
-        }
-        if let Some(last) = kids.last() {
-            out.push((last.1 + 1, c));
-        }
-        // The header groups of a `define`: `(plan NAME)`, `(problem NAME)`, `(:domain NAME)`.
-        if words.iter().any(|w| w.eq_ignore_ascii_case("define")) {
-            for &(ko, kc) in &kids {
-                let inner = text
-                    .get(ko + 1..kc)
-                    .unwrap_or("")
-                    .trim()
-                    .to_ascii_lowercase();
-                let head = inner.split_whitespace().next().unwrap_or("");
-                if matches!(head, "plan" | "problem" | "domain" | ":domain" | ":problem") {
-                    out.push((ko, kc + 1));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Whether the step text at `span` is parenthesised (a function call or a bare list item is
-/// not).
-fn parenthesised(text: &str, s: Span) -> bool {
-    text.get(s.range())
-        .is_some_and(|t| t.trim_start().starts_with('(') || t.contains(": ("))
-}
-
-/// Drop facts and prose the task's names tell apart from steps (see the module docs).
-fn filter_by_vocabulary(
-    text: &str,
-    plan: &mut Plan,
-    v: &Vocabulary,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let mut kept = Vec::with_capacity(plan.steps.len());
-    // `PickUp(a)` and `pick_up(a)` name `pick-up`: respelled, with a warning, before anything
-    // else is decided. Only outside parentheses: a reply that writes PDDL steps and spells
-    // `(putdown a)` names an action the domain lacks, as VAL would read it. A name no action
-    // of the task squashes to is left as written.
-    for step in &mut plan.steps {
-        let head = step.action.as_str();
-        if v.is_action(head) || parenthesised(text, step.span) {
-            continue;
-        }
-        if let Some(action) = v.respelled_action(head) {
-            diagnostics.push(
-                Diagnostic::warning(
-                    Code::RespelledAction,
-                    FILE,
-                    step.action.span,
-                    format!("read `{head}` as the action `{action}` of the task"),
-                )
-                .with_help("write actions as the domain spells them"),
-            );
-            step.action.text = action.into();
-        }
-    }
-    // A step naming no action of the task stays a step (a hallucinated action must fail as
-    // one) when it is step-shaped (its arguments are objects of the task) or stands among
-    // real steps; `(No plan exists)` alone is prose.
-    let any_action = plan.steps.iter().any(|s| v.is_action(s.action.as_str()));
-    for step in std::mem::take(&mut plan.steps) {
-        let head = step.action.as_str();
-        let objects_only = step.args.iter().all(|a| v.is_object(a.as_str()));
-        let why = if v.is_fact(head) {
-            Some(format!(
-                "skipped a fact, not a step: `{}` is a predicate of the task, not an action",
-                head
-            ))
-        } else if !parenthesised(text, step.span)
-            && !(objects_only && (v.is_action(head) || !step.args.is_empty()))
-        {
-            Some(format!(
-                "skipped a list item that is prose, not a step: `{}`",
-                shorten(text.get(step.span.range()).unwrap_or(head), 40)
-            ))
-        } else if !(v.is_action(head) || any_action || objects_only && !step.args.is_empty()) {
-            Some(format!(
-                "skipped text in parentheses that is no step of the task: `{}`",
-                shorten(text.get(step.span.range()).unwrap_or(head), 40)
-            ))
-        } else {
-            None
-        };
-        match why {
-            Some(message) => diagnostics.push(
-                Diagnostic::warning(Code::SkippedText, FILE, step.span, message).with_help(
-                    "a step is `(action arg ...)` with an action and objects of the task",
-                ),
-            ),
-            None => kept.push(step),
-        }
-    }
-    plan.steps = kept;
-}
-
-/// A line skipped between two steps that is a step with broken parentheses
-/// (`Unload-truck p3 t1 l1-0)`, `(drive-truck t2(l2-0 l2-1 c2)`), or the reply's last line
-/// after the last step cut off by the output limit (`(push f5-8f f6-8f f5-7f box2 down`):
-/// an action of the task and objects of the task, nothing else. Read as that step, with a
-/// warning: dropping it would change the plan the reply states (and could make it pass).
-fn repair_broken_steps(
-    text: &str,
-    plan: &mut Plan,
-    v: &Vocabulary,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let (Some(first), Some(last)) = (plan.steps.first(), plan.steps.last()) else {
-        return;
-    };
-    // Between the first and the last step, and the reply's last line when it follows the
-    // last step: a step cut off by the output limit (`(push f5-8f f6-8f f5-7f box2 down`).
-    let (lo, mut hi) = (first.span.start, last.span.end);
-    let rest = &text[(hi as usize).min(text.len())..];
-    if rest.trim().lines().count() == 1 {
-        hi = text.trim_end().len() as u32;
-    }
-    let mut kept = Vec::with_capacity(diagnostics.len());
-    let mut repaired_any = false;
-    for d in std::mem::take(diagnostics) {
-        let inside = d.code == Code::SkippedText && d.span.start >= lo && d.span.end <= hi;
-        let Some(stretch) = text.get(d.span.range()).filter(|_| inside) else {
-            kept.push(d);
-            continue;
-        };
-        // Line by line: each either a repaired step or still skipped.
-        let mut lines = Vec::new();
-        let mut off = 0;
-        for line in stretch.split('\n') {
-            let at = d.span.start as usize + off;
-            lines.push((at, line, broken_step(line, at, v)));
-            off += line.len() + 1;
-        }
-        if lines.iter().all(|(_, _, step)| step.is_none()) {
-            kept.push(d);
-            continue;
-        }
-        repaired_any = true;
-        for (at, line, step) in lines {
-            let whole = span(at, at + line.len());
-            match step {
-                Some(step) => {
-                    kept.push(
-                        Diagnostic::warning(
-                            Code::RepairedStep,
-                            FILE,
-                            whole,
-                            format!(
-                                "read `{}` as the step `{}`: its parentheses are broken",
-                                line.trim(),
-                                PlanStep::text(&step)
-                            ),
-                        )
-                        .with_help("write each step as `(action arg ...)`"),
-                    );
-                    plan.steps.push(step);
-                }
-                None if !line.trim().is_empty() => kept.push(
-                    Diagnostic::warning(
-                        Code::SkippedText,
-                        FILE,
-                        whole,
-                        format!("skipped text that is not a plan step: `{}`", shorten(line.trim(), 40)),
-                    )
-                    .with_help("if this was meant as a step, write it as `(action arg ...)` at the start of a line"),
-                ),
-                None => {}
-            }
-        }
-    }
-    *diagnostics = kept;
-    if repaired_any {
-        plan.steps.sort_by_key(|s| s.span.start);
-    }
-}
-
-/// The step a line with broken parentheses states, when it is nothing but an action of the
-/// task and objects of the task (parentheses read as blanks). `at`: the line's offset.
-fn broken_step(line: &str, at: usize, v: &Vocabulary) -> Option<PlanStep> {
-    if !line.contains(['(', ')']) {
-        return None;
-    }
-    let mut words = Vec::new();
-    let mut start = None;
-    for (i, c) in line
-        .char_indices()
-        .chain(std::iter::once((line.len(), ' ')))
-    {
-        let blank = c.is_whitespace() || c == '(' || c == ')';
-        match (blank, start) {
-            (false, None) => start = Some(i),
-            (true, Some(s0)) => {
-                words.push((s0, &line[s0..i]));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    let &(a0, head) = words.first()?;
-    let action = if v.is_action(head) {
-        head.to_ascii_lowercase()
-    } else {
-        v.respelled_action(head)?.to_string()
-    };
-    if !words[1..].iter().all(|(_, w)| v.is_object(w)) {
-        return None;
-    }
-    let name = |o: usize, w: &str| crate::ast::Name::new(w, span(at + o, at + o + w.len()));
-    Some(PlanStep {
-        action: crate::ast::Name::new(action.as_str(), span(at + a0, at + a0 + head.len())),
-        args: words[1..].iter().map(|&(o, w)| name(o, w)).collect(),
-        time: None,
-        duration: None,
-        span: span(at, at + line.len()),
-    })
-}
-
-/// A line that marks the final answer: `Final plan:`, `Final answer:`, `**Answer:**`,
-/// `Plan:` on its own, `[PLAN]`. The plan is what follows the last one when steps stand on
-/// both sides of it.
-fn final_marks(text: &str) -> Vec<usize> {
-    let mut marks = Vec::new();
     let mut ls = 0;
     for line in text.split('\n') {
-        let t = line
-            .trim()
-            .trim_matches(|c: char| c == '*' || c == '#' || c == '_' || c.is_whitespace())
-            .to_ascii_lowercase();
-        let ends_colon = t.ends_with(':');
-        let t = t.trim_end_matches(':').trim();
-        // `So, the plan is:`, `Therefore the final plan would be:`: a sentence ending in a
-        // colon that announces the plan.
-        let announces = ends_colon
-            && t.len() <= 60
-            && [
-                "the plan is",
-                "plan would be",
-                "final plan",
-                "the solution is",
-                "the answer is",
-            ]
-            .iter()
-            .any(|p| t.contains(p));
-        let is_mark = announces
-            || t.starts_with("final plan")
-            || t.starts_with("final answer")
-            || t.starts_with("final sequence")
-            || t == "answer"
-            || t == "plan"
-            || t == "[plan]"
-            || t == "the plan is"
-            || t == "solution";
-        if is_mark {
-            marks.push(ls);
+        let le = ls + line.len();
+        let lead = line.len() - line.trim_start().len();
+        let (a, b) = (ls + lead, ls + line.trim_end().len());
+        // Comments are markup, as in plan files.
+        let comment = line.trim_start().starts_with(';');
+        if a < b && !comment && !is_claimed(a, b) {
+            run = Some(run.map_or((a, b), |(s, _)| (s, b)));
+        } else if a < b {
+            flush(&mut run, diagnostics);
         }
-        ls += line.len() + 1;
+        ls = le + 1;
     }
-    marks
-}
-
-fn final_answer(text: &str, plan: &mut Plan, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(&mark) = final_marks(text)
-        .iter()
-        .rev()
-        .find(|&&m| plan.steps.iter().any(|s| (s.span.start as usize) < m))
-    else {
-        return;
-    };
-    if !plan.steps.iter().any(|s| (s.span.start as usize) > mark) {
-        return;
-    }
-    let dropped: Vec<&PlanStep> = plan
-        .steps
-        .iter()
-        .filter(|s| (s.span.start as usize) < mark)
-        .collect();
-    if let (Some(first), Some(last)) = (dropped.first(), dropped.last()) {
-        let chosen = line_of(text, mark);
-        diagnostics.push(
-            Diagnostic::warning(
-                Code::AmbiguousReply,
-                FILE,
-                first.span.to(last.span),
-                format!(
-                    "the reply states steps before its final answer; the {} steps after the \
-                     final-answer line {chosen} are the plan",
-                    plan.steps.len() - dropped.len()
-                ),
-            )
-            .with_help("steps before the final answer (drafts, reasoning) are not read"),
-        );
-    }
-    plan.steps.retain(|s| (s.span.start as usize) > mark);
-}
-
-/// 1-based line number of byte `pos`.
-fn line_of(text: &str, pos: usize) -> usize {
-    text.as_bytes()[..pos.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
-/// The plan stated twice: split the steps where prose or a blank line stands between two of
-/// them; when a later group repeats an earlier one step for step, only the last statement is
-/// kept.
-fn stated_twice(text: &str, plan: &mut Plan, diagnostics: &mut Vec<Diagnostic>) {
-    if plan.steps.len() < 2 {
-        return;
-    }
-    let key = |s: &PlanStep| {
-        let mut k = s.action.as_str().to_ascii_lowercase();
-        for a in &s.args {
-            k.push(' ');
-            k.push_str(&a.as_str().to_ascii_lowercase());
-        }
-        k
-    };
-    // Group boundaries: text between two steps with a letter in it, or a blank line.
-    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut start = 0;
-    for i in 1..plan.steps.len() {
-        let (a, b) = (
-            plan.steps[i - 1].span.end as usize,
-            plan.steps[i].span.start as usize,
-        );
-        let between = text.get(a.min(b)..b).unwrap_or("");
-        let prose = between.lines().any(|l| {
-            let t = l.trim().trim_start_matches(|c: char| {
-                c.is_ascii_digit() || matches!(c, '.' | ')' | '-' | '*' | '+' | '•' | '`')
-            });
-            t.chars().any(char::is_alphabetic) && !t.to_ascii_lowercase().starts_with("step")
-        });
-        let blank_line = between.contains("\n\n") || between.contains("\n \n");
-        if prose || blank_line || between.contains("```") {
-            groups.push(start..i);
-            start = i;
-        }
-    }
-    groups.push(start..plan.steps.len());
-    if groups.len() < 2 {
-        return;
-    }
-    let keys: Vec<Vec<String>> = groups
-        .iter()
-        .map(|g| plan.steps[g.clone()].iter().map(key).collect())
-        .collect();
-    let last = keys.len() - 1;
-    let repeats: Vec<usize> = (0..last).filter(|&i| keys[i] == keys[last]).collect();
-    if repeats.is_empty() {
-        return;
-    }
-    let first = groups[repeats[0]].clone();
-    let kept = groups[last].clone();
-    diagnostics.push(
-        Diagnostic::warning(
-            Code::AmbiguousReply,
-            FILE,
-            plan.steps[first.start]
-                .span
-                .to(plan.steps[first.end - 1].span),
-            format!(
-                "the reply states the plan {} times; the last statement (lines {}–{}) is read",
-                repeats.len() + 1,
-                line_of(text, plan.steps[kept.start].span.start as usize),
-                line_of(text, plan.steps[kept.end - 1].span.end as usize)
-            ),
-        )
-        .with_help("only one copy of a plan stated twice is the plan"),
-    );
-    let mut drop = vec![false; plan.steps.len()];
-    for &i in &repeats {
-        for k in groups[i].clone() {
-            drop[k] = true;
-        }
-    }
-    let mut k = 0;
-    plan.steps.retain(|_| {
-        let keep = !drop[k];
-        k += 1;
-        keep
-    });
-}
-
-/// Whether the reply states the empty plan: an empty fenced block, an empty `[PLAN]`
-/// section, or a sentence saying no action is needed.
-fn states_empty(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    // An empty code block.
-    let mut in_fence = false;
-    let mut content = false;
-    for line in lower.lines() {
-        let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            if in_fence && !content {
-                return true;
-            }
-            in_fence = !in_fence;
-            content = false;
-        } else if in_fence && !t.is_empty() && !t.starts_with(';') {
-            content = true;
-        }
-    }
-    if let Some(i) = lower.find("[plan]")
-        && let Some(j) = lower[i..].find("[plan end]")
-        && lower[i + 6..i + j].trim().is_empty()
-    {
-        return true;
-    }
-    const PHRASES: &[&str] = &[
-        "no further actions are needed",
-        "no further action is needed",
-        "no further actions are required",
-        "no further action is required",
-        "no actions are needed",
-        "no action is needed",
-        "no actions are required",
-        "no action is required",
-        "no actions are necessary",
-        "no steps are needed",
-        "no steps are required",
-        "nothing needs to be done",
-        "nothing has to be done",
-        "the plan is empty",
-        "an empty plan",
-        "the empty plan",
-        "the goal is already achieved",
-        "the goal is already satisfied",
-        "the goal has already been achieved",
-        "the goal is already met",
-        "goal is already satisfied",
-        "goals are already satisfied",
-    ];
-    PHRASES.iter().any(|p| lower.contains(p))
-}
-
-/// Whether a reply without a plan says that none exists (a heuristic over its wording,
-/// documented in docs/FORMAT.md).
-fn claims_unsolvable(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    const PHRASES: &[&str] = &[
-        "no plan exists",
-        "no plan possible",
-        "no plan is possible",
-        "no possible plan",
-        "no valid plan",
-        "no solution exists",
-        "no solution is possible",
-        "there is no solution",
-        "there is no plan",
-        "there is no valid plan",
-        "impossible to achieve",
-        "cannot be achieved",
-        "can not be achieved",
-        "is unsolvable",
-        "is not solvable",
-        "goal is unreachable",
-        "goal is not reachable",
-    ];
-    PHRASES.iter().any(|p| lower.contains(p))
-}
-
-/// Whether a reply without a plan declines the task: its opening says it will not or cannot
-/// help. A heuristic over wording (documented in docs/FORMAT.md), counted apart.
-fn refuses(text: &str) -> bool {
-    let head: String = text
-        .trim_start()
-        .chars()
-        .take(400)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    const PHRASES: &[&str] = &[
-        "i'm sorry",
-        "i am sorry",
-        "i apologize",
-        "i can't help",
-        "i cannot help",
-        "i can't assist",
-        "i cannot assist",
-        "i'm unable to",
-        "i am unable to",
-        "i won't",
-        "i will not",
-        "i can't provide",
-        "i cannot provide",
-        "i can’t",
-        "i’m sorry",
-        "as an ai",
-    ];
-    PHRASES.iter().any(|p| head.contains(p))
+    flush(&mut run, diagnostics);
 }

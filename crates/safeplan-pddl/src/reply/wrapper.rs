@@ -1,0 +1,151 @@
+//! Wrappers around a plan's steps, read as the steps inside: `(plan …)`, `(:plan …)`,
+//! `(seq …)`, `([PLAN] …)`, `(define (plan p) (:steps …))`, a `(` alone around the steps.
+
+/// `(plan ...)` and `(:plan ...)` wrappers: the head's byte range, the offset of the
+/// matching `)`, and whether nothing but blanks stands inside.
+pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains("plan") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for head in ["(:plan", "(plan"] {
+        let mut from = 0;
+        while let Some(rel) = lower[from..].find(head) {
+            let open = from + rel;
+            let after = open + head.len();
+            from = after;
+            let boundary = bytes
+                .get(after)
+                .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'(' | b')'));
+            if !boundary {
+                continue;
+            }
+            // The matching `)`.
+            let mut depth = 1usize;
+            let mut i = after;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            // `(plan NAME)` in a `define` header is no wrapper: a wrapper holds steps or
+            // nothing.
+            if depth == 0 && (text[after..i].contains('(') || text[after..i].trim().is_empty()) {
+                let empty = text[after..i].trim().is_empty();
+                out.push(((open, after), i, empty));
+            }
+        }
+    }
+    out
+}
+
+/// Lists that hold steps: a `(` whose content is only other parenthesised groups, after at
+/// most a few keyword-like head words (`(` alone on its line around the steps,
+/// `(define (plan NAME) (:steps ...))`, `(:actions ...)`). The byte ranges to blank: each
+/// container's `(`, head words and `)`, and the `(plan NAME)`-style header groups of a
+/// `define`.
+pub(super) fn containers(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    // Matching pairs.
+    let mut stack = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => stack.push(i),
+            b')' => {
+                if let Some(o) = stack.pop() {
+                    pairs.push((o, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    pairs.sort_unstable();
+    let children = |o: usize, c: usize| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut i = o + 1;
+        while i < c {
+            if bytes[i] == b'(' {
+                match pairs.binary_search_by_key(&i, |p| p.0) {
+                    Ok(k) => {
+                        out.push(pairs[k]);
+                        i = pairs[k].1 + 1;
+                    }
+                    Err(_) => return Vec::new(),
+                }
+            } else {
+                i += 1;
+            }
+        }
+        out
+    };
+    let mut out = Vec::new();
+    for &(o, c) in &pairs {
+        let kids = children(o, c);
+        if kids.is_empty() {
+            continue;
+        }
+        // What stands outside the children: blanks, comments and head words only.
+        let mut outside = String::new();
+        let mut last = o + 1;
+        for &(ko, kc) in &kids {
+            outside.push_str(text.get(last..ko).unwrap_or(""));
+            outside.push(' ');
+            last = kc + 1;
+        }
+        outside.push_str(text.get(last..c).unwrap_or(""));
+        let words: Vec<&str> = outside
+            .lines()
+            .map(|l| l.split(';').next().unwrap_or(""))
+            .flat_map(str::split_whitespace)
+            .collect();
+        let head_ok = words.len() <= 2
+            && words.iter().all(|w| {
+                let w = w.to_ascii_lowercase();
+                w.starts_with(':')
+                    || matches!(
+                        w.as_str(),
+                        "define" | "plan" | "steps" | "actions" | "sequence" | "seq" | "[plan]"
+                    )
+            });
+        if !head_ok {
+            continue;
+        }
+        // Blank the container's own `(`, head words and `)`.
+        let head_end = kids[0].0;
+        out.push((o, head_end));
+        out.push((c, c + 1));
+        let kids_after = &kids[..];
+        for w in kids_after.windows(2) {
+            out.push((w[0].1 + 1, w[1].0));
+        }
+        if let Some(last) = kids.last() {
+            out.push((last.1 + 1, c));
+        }
+        // The header groups of a `define`: `(plan NAME)`, `(problem NAME)`, `(:domain NAME)`.
+        if words.iter().any(|w| w.eq_ignore_ascii_case("define")) {
+            for &(ko, kc) in &kids {
+                let inner = text
+                    .get(ko + 1..kc)
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase();
+                let head = inner.split_whitespace().next().unwrap_or("");
+                if matches!(head, "plan" | "problem" | "domain" | ":domain" | ":problem") {
+                    out.push((ko, kc + 1));
+                }
+            }
+        }
+    }
+    out
+}
