@@ -120,6 +120,23 @@ impl Task {
         out.clear();
         let text = || step.map(PlanStep::text);
         let Some(schema_id) = lookup(&self.schema_ids, action) else {
+            // A step an LLM reply wrote with broken parentheses (safeplan_pddl::read_reply
+            // keeps it, as written, in the action's place): no name at all.
+            if action.contains(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '{' | '"')) {
+                return Err(Failure {
+                    kind: FailureKind::UnknownAction,
+                    step: None,
+                    action: text(),
+                    message: format!("`{action}` is not a step of the form (action arg ...)"),
+                    unmet: Vec::new(),
+                    advice: vec![
+                        "write each step as (action arg ...), with matching parentheses".into(),
+                    ],
+                    source: None,
+                    timing: None,
+                    constraint: None,
+                });
+            }
             let mut advice = Vec::new();
             if let Some(s) = nearest(action, self.action_names()) {
                 advice.push(format!("did you mean `{s}`?"));

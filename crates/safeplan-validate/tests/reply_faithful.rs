@@ -407,3 +407,23 @@ fn the_replies_that_once_passed_as_another_plan() {
         assert!(done.validate(&plan).valid, "{text:?}");
     }
 }
+
+/// A step written with broken parentheses fails where it stands, saying so.
+#[test]
+fn a_step_that_is_not_well_formed_fails_as_written() {
+    let domain = "(define (domain d) (:predicates (at ?x)) \
+                  (:action go :parameters (?x) :effect (at ?x)))";
+    let problem = "(define (problem p) (:domain d) (:objects a b) (:init) (:goal (at b)))";
+    let task = Task::compile(
+        &parse_domain(domain).value.expect("domain"),
+        &parse_problem(problem).value.expect("problem"),
+    )
+    .expect("compiles");
+    let reply = read_reply("(go a)\ngo b)\n(go b)", Some(&task.vocabulary()));
+    let plan = reply.plan.expect("a plan");
+    assert_eq!(plan.steps.len(), 3);
+    let verdict = task.validate(&plan);
+    let failure = verdict.failure.expect("fails");
+    assert_eq!(failure.step, Some(2));
+    assert_eq!(failure.message, "`go b)` is not a step of the form (action arg ...)");
+}
