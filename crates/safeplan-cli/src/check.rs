@@ -337,6 +337,18 @@ pub struct PlanRead {
     pub no_plan: Option<NoPlan>,
     /// Errors and warnings of the reading.
     pub diagnostics: Vec<Diagnostic>,
+    /// Under [`PlanReading::Reply`]: the steps read, each with its place in the reply, and
+    /// the reader's warnings (`line L: message`) — what `validate --json` shows as `read`.
+    pub read: Option<ReadReport>,
+}
+
+/// What was read from an LLM reply: the steps (with line and column) and the warnings.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ReadReport {
+    /// The steps read, in order.
+    pub steps: Vec<safeplan_pddl::ReadStep>,
+    /// The reader's warnings, `line L: message`.
+    pub warnings: Vec<String>,
 }
 
 /// Read a plan's text: strictly, or as an LLM reply.
@@ -348,14 +360,20 @@ pub fn read_plan_text(text: &str, reading: PlanReading<'_>) -> PlanRead {
                 plan: parsed.value,
                 no_plan: None,
                 diagnostics: parsed.diagnostics,
+                read: None,
             }
         }
         PlanReading::Reply(vocabulary) => {
             let reply = read_reply(text, vocabulary);
+            let read = ReadReport {
+                steps: reply.read_steps(text),
+                warnings: reply.warnings(text),
+            };
             PlanRead {
                 plan: reply.plan,
                 no_plan: reply.no_plan,
                 diagnostics: reply.diagnostics,
+                read: Some(read),
             }
         }
     }

@@ -326,6 +326,7 @@ pub fn write_plan(
             file,
             verdict,
             safety,
+            read,
         } => {
             let mut facts = match verdict.no_plan {
                 Some(why) => vec![format!("no plan in the reply: {why}")],
@@ -349,6 +350,17 @@ pub fn write_plan(
                 style.error("invalid")
             };
             writeln!(out, "{path}: {word} ({})", facts.join(", "))?;
+            // Under `--llm-plan`: the plan as read, so a doubted score can be checked.
+            if let Some(read) = read
+                && !read.steps.is_empty()
+            {
+                let steps: Vec<String> = read
+                    .steps
+                    .iter()
+                    .map(|s| format!("{} (line {})", s.text, s.line))
+                    .collect();
+                writeln!(out, "read from the reply: {}", steps.join(", "))?;
+            }
             if !verdict.preferences.is_empty() {
                 let each: Vec<String> = verdict
                     .preferences

@@ -203,6 +203,10 @@ pub struct PlanLine<'a> {
     /// For a task with preferences: each one's violation count (PDDL3 `is-violated`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub preferences: Vec<PreferenceJson<'a>>,
+    /// Under `--llm-plan`: the steps read from the reply (each with its line and column)
+    /// and the reader's warnings: exactly what was scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<&'a crate::check::ReadReport>,
 }
 
 /// The fields of a [`SafetyVerdict`] that `validate --json` adds to a plan's line (the
@@ -414,6 +418,7 @@ pub fn write_plan_line(
             file,
             verdict,
             safety,
+            read,
         } => {
             files.push(file);
             // Destructured in full so that a field added to the library's verdict is a
@@ -458,6 +463,7 @@ pub fn write_plan_line(
                             .collect(),
                     })
                     .collect(),
+                read: read.as_ref(),
             };
             serde_json::to_writer(&mut *out, &line).map_err(io::Error::from)?;
         }

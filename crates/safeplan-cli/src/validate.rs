@@ -60,6 +60,8 @@ pub enum PlanResult {
         verdict: Verdict,
         /// For a safety-augmented task, the safety verdict.
         safety: Option<Safety>,
+        /// Under `--llm-plan`: the steps read from the reply and the reader's warnings.
+        read: Option<crate::check::ReadReport>,
     },
     /// The plan file could not be read at all.
     Unreadable(ReadError),
@@ -445,6 +447,7 @@ pub fn validate_one(
             file,
             verdict: Verdict::no_plan(why),
             safety: safety.map(|task| Safety::no_plan(task, why)),
+            read: read.read,
         };
     }
     // An empty file is a plan of no steps, as in VAL.
@@ -455,6 +458,7 @@ pub fn validate_one(
         file,
         verdict,
         safety,
+        read: read.read,
     }
 }
 

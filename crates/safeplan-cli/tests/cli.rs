@@ -1120,6 +1120,67 @@ fn validate_llm_plan_and_strict() {
 }
 
 #[test]
+fn validate_llm_plan_json_shows_the_steps_read_and_the_warnings() {
+    // A repeated step and a hallucinated object: both read as written (issue 36), so the
+    // plan fails at the repeated step, and the JSON shows what was scored.
+    let dir = Dir::new("validate-llm-read");
+    dir.write("domain.pddl", DOMAIN)
+        .write("problem.pddl", PROBLEM)
+        .write(
+            "reply.md",
+            "Plan:\n1. (a o1)\n\n2. (a o1)\n3. (a zz)\n\nIn short: done.\n",
+        );
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--llm-plan",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+            "reply.md",
+        ],
+    );
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let line: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap_or("")).expect("a JSON line");
+    assert_eq!(line["steps"], 3, "{line}");
+    assert_eq!(line["failure"]["step"], 2, "{line}");
+    assert_eq!(
+        line["read"]["steps"],
+        serde_json::json!([
+            {"text": "(a o1)", "line": 2, "column": 4},
+            {"text": "(a o1)", "line": 4, "column": 4},
+            {"text": "(a zz)", "line": 5, "column": 4},
+        ])
+    );
+    let warnings = line["read"]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.starts_with("line 7: skipped text"))),
+        "{warnings:?}"
+    );
+    // In words: the plan as read.
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--llm-plan",
+            "domain.pddl",
+            "problem.pddl",
+            "reply.md",
+        ],
+    );
+    assert!(
+        stdout(&out)
+            .contains("read from the reply: (a o1) (line 2), (a o1) (line 4), (a zz) (line 5)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn a_reply_with_no_plan_is_never_valid_where_the_empty_plan_is() {
     // The goal holds at the start: the empty plan is valid, a refusal is not (issue 27).
     let dir = Dir::new("validate-no-plan");
