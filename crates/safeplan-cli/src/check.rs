@@ -339,16 +339,7 @@ pub struct PlanRead {
     pub diagnostics: Vec<Diagnostic>,
     /// Under [`PlanReading::Reply`]: the steps read, each with its place in the reply, and
     /// the reader's warnings (`line L: message`) — what `validate --json` shows as `read`.
-    pub read: Option<ReadReport>,
-}
-
-/// What was read from an LLM reply: the steps (with line and column) and the warnings.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct ReadReport {
-    /// The steps read, in order.
-    pub steps: Vec<safeplan_pddl::ReadStep>,
-    /// The reader's warnings, `line L: message`.
-    pub warnings: Vec<String>,
+    pub read: Option<safeplan_pddl::ReadReport>,
 }
 
 /// Read a plan's text: strictly, or as an LLM reply.
@@ -365,10 +356,7 @@ pub fn read_plan_text(text: &str, reading: PlanReading<'_>) -> PlanRead {
         }
         PlanReading::Reply(vocabulary) => {
             let reply = read_reply(text, vocabulary);
-            let read = ReadReport {
-                steps: reply.read_steps(text),
-                warnings: reply.warnings(text),
-            };
+            let read = reply.report(text);
             PlanRead {
                 plan: reply.plan,
                 no_plan: reply.no_plan,

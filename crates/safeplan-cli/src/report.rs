@@ -206,7 +206,7 @@ pub struct PlanLine<'a> {
     /// Under `--llm-plan`: the steps read from the reply (each with its line and column)
     /// and the reader's warnings: exactly what was scored.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub read: Option<&'a crate::check::ReadReport>,
+    pub read: Option<&'a safeplan_pddl::ReadReport>,
 }
 
 /// The fields of a [`SafetyVerdict`] that `validate --json` adds to a plan's line (the

@@ -61,7 +61,7 @@ pub enum PlanResult {
         /// For a safety-augmented task, the safety verdict.
         safety: Option<Safety>,
         /// Under `--llm-plan`: the steps read from the reply and the reader's warnings.
-        read: Option<crate::check::ReadReport>,
+        read: Option<safeplan_pddl::ReadReport>,
     },
     /// The plan file could not be read at all.
     Unreadable(ReadError),

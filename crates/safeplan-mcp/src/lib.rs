@@ -371,12 +371,14 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
     };
     let texts = [(FileKind::Plan, PLAN, input.plan.as_str())];
     // Leniently, an LLM reply: read with the task's names; no readable step is no plan.
-    let (plan, no_plan, reading) = if input.lenient {
+    let (plan, no_plan, reading, read) = if input.lenient {
         let reply = read_reply(&input.plan, Some(&task.vocabulary()));
+        let read = reply.report(&input.plan);
         (
             reply.plan.unwrap_or_default(),
             reply.no_plan,
             reply.diagnostics,
+            Some(read),
         )
     } else {
         let parsed = parse_plan(&input.plan);
@@ -387,7 +389,12 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
                 first_error(&found).unwrap_or_else(|| "the plan does not read".into())
             ));
         }
-        (parsed.value.unwrap_or_default(), None, parsed.diagnostics)
+        (
+            parsed.value.unwrap_or_default(),
+            None,
+            parsed.diagnostics,
+            None,
+        )
     };
     if let Some(Err(e)) = input.tolerance.map(safeplan_validate::check_tolerance) {
         return tool_error(e.to_string());
@@ -432,11 +439,15 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         (None, Some(f)) => format!("invalid: {}", f.message),
     };
     // What the reader skipped or chose, so nothing it left out is silent.
-    let value = json!({
+    let mut value = json!({
         "verdict": verdict,
         "safety": safety,
         "reading": diagnostics_json(&reading, &texts),
     });
+    // Leniently: what was read and scored, as `validate --llm-plan --json` shows it.
+    if let Some(read) = read {
+        value["read"] = json!(read);
+    }
     tool_ok(summary, value)
 }
 

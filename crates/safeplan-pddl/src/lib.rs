@@ -72,7 +72,9 @@ pub use check::{
 };
 pub use diagnostic::{Code, Diagnostic, FileKind, Severity, has_errors};
 pub use plan::parse_plan;
-pub use reply::{NoPlan, ReadStep, Reply, Vocabulary, extract_plan, read_reply, without_reasoning};
+pub use reply::{
+    NoPlan, ReadReport, ReadStep, Reply, Vocabulary, extract_plan, read_reply, without_reasoning,
+};
 pub use span::{LineCol, LineIndex, Span};
 pub use write::{write_domain, write_effect, write_formula, write_plan, write_problem};
 

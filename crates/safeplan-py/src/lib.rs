@@ -329,26 +329,35 @@ enum ReadPlan {
     NoPlan(NoPlan),
 }
 
+/// A plan as read, and (out of an LLM reply) what the reader read and warned about.
+struct Read {
+    plan: ReadPlan,
+    report: Option<safeplan_pddl::ReadReport>,
+}
+
 /// Parse a plan's text (no Python object touched, so it runs without the GIL): strictly, or
 /// (`lenient`, with the task's names) as an LLM reply, where a reply from which no step can
 /// be read is no plan (never the empty plan). `Err`: the strict reader's diagnostics.
 fn parse_plan_text(
     text: &str,
     lenient: Option<&Vocabulary>,
-) -> Result<ReadPlan, Vec<safeplan_pddl::Diagnostic>> {
+) -> Result<Read, Vec<safeplan_pddl::Diagnostic>> {
     if let Some(vocabulary) = lenient {
         let reply = read_reply(text, Some(vocabulary));
-        return Ok(match (reply.plan, reply.no_plan) {
+        let report = Some(reply.report(text));
+        let plan = match (reply.plan, reply.no_plan) {
             (Some(p), _) => ReadPlan::Steps(p),
             (None, why) => ReadPlan::NoPlan(why.unwrap_or(NoPlan::Unreadable)),
-        });
+        };
+        return Ok(Read { plan, report });
     }
     let parsed = parse_plan(text);
-    match parsed.value {
-        Some(p) if !parsed.has_errors() => Ok(ReadPlan::Steps(p)),
-        None if !parsed.has_errors() => Ok(ReadPlan::Steps(Plan::default())),
-        _ => Err(parsed.diagnostics),
-    }
+    let plan = match parsed.value {
+        Some(p) if !parsed.has_errors() => ReadPlan::Steps(p),
+        None if !parsed.has_errors() => ReadPlan::Steps(Plan::default()),
+        _ => return Err(parsed.diagnostics),
+    };
+    Ok(Read { plan, report: None })
 }
 
 /// The ParseError for a plan that does not read.
@@ -368,7 +377,7 @@ fn read_plan(
     plan: &Bound<'_, PyAny>,
     lenient: Option<&Vocabulary>,
     name: &str,
-) -> PyResult<ReadPlan> {
+) -> PyResult<Read> {
     let text = plan_text(plan)?;
     py.detach(|| parse_plan_text(&text, lenient))
         .map_err(|found| plan_error(py, &text, name, &found))
@@ -380,7 +389,7 @@ fn read_plans(
     py: Python<'_>,
     plans: &Bound<'_, PyAny>,
     lenient: Option<&Vocabulary>,
-) -> PyResult<Vec<ReadPlan>> {
+) -> PyResult<Vec<Read>> {
     let mut texts = Vec::new();
     for plan in plans.try_iter()? {
         texts.push(plan_text(&plan?)?);
@@ -488,10 +497,25 @@ fn check(
 #[pyclass(frozen, module = "safeplan")]
 struct Verdict {
     inner: RustVerdict,
+    read: Option<safeplan_pddl::ReadReport>,
 }
 
 #[pymethods]
 impl Verdict {
+    /// With `lenient=True`: the steps read from the reply and scored, each a dict with its
+    /// `text`, `line` and `column` in the reply; None for a plan read strictly.
+    #[getter]
+    fn steps_read(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.read.as_ref().map(|r| &r.steps))
+    }
+
+    /// With `lenient=True`: the reply reader's warnings (`"line L: message"`: text skipped,
+    /// several statements of a plan, a step not well formed); None for a plan read strictly.
+    #[getter]
+    fn reading_warnings(&self) -> Option<Vec<String>> {
+        self.read.as_ref().map(|r| r.warnings.clone())
+    }
+
     /// Every step applicable and the goal true at the end.
     #[getter]
     fn valid(&self) -> bool {
@@ -612,7 +636,10 @@ impl Task {
         tolerance: Option<f64>,
     ) -> PyResult<Verdict> {
         let vocabulary = lenient.then(|| self.task.vocabulary());
-        let plan = read_plan(py, plan, vocabulary.as_ref(), "plan")?;
+        let Read {
+            plan,
+            report: plan_read,
+        } = read_plan(py, plan, vocabulary.as_ref(), "plan")?;
         let options = ValidateOptions {
             keep_going,
             tolerance: check_tolerance_opt(tolerance)?,
@@ -628,7 +655,10 @@ impl Task {
             }
             ReadPlan::NoPlan(why) => RustVerdict::no_plan(why),
         };
-        Ok(Verdict { inner })
+        Ok(Verdict {
+            inner,
+            read: plan_read,
+        })
     }
 
     /// Search for a plan (without the GIL): a dict with `outcome` (`found` with the `plan`
@@ -681,11 +711,15 @@ impl Task {
             return Err(pyo3::exceptions::PyValueError::new_err(why));
         }
         // The plans go to the batch; replies without one get their verdict in place.
+        let mut reports = Vec::with_capacity(read.len());
         let (plans, places): (Vec<Plan>, Vec<Option<NoPlan>>) = read
             .into_iter()
-            .map(|r| match r {
-                ReadPlan::Steps(p) => (p, None),
-                ReadPlan::NoPlan(why) => (Plan::default(), Some(why)),
+            .map(|r| {
+                reports.push(r.report);
+                match r.plan {
+                    ReadPlan::Steps(p) => (p, None),
+                    ReadPlan::NoPlan(why) => (Plan::default(), Some(why)),
+                }
             })
             .unzip();
         let task = self.task.clone();
@@ -693,8 +727,10 @@ impl Task {
         Ok(verdicts
             .into_iter()
             .zip(places)
-            .map(|(inner, no_plan)| Verdict {
+            .zip(reports)
+            .map(|((inner, no_plan), read)| Verdict {
                 inner: no_plan.map_or(inner, RustVerdict::no_plan),
+                read,
             })
             .collect())
     }
@@ -908,10 +944,23 @@ impl Monitor {
 #[pyclass(frozen, module = "safeplan")]
 struct SafetyVerdict {
     inner: RustSafety,
+    read: Option<safeplan_pddl::ReadReport>,
 }
 
 #[pymethods]
 impl SafetyVerdict {
+    /// With `lenient=True`: the steps read from the reply and scored, as `Verdict.steps_read`.
+    #[getter]
+    fn steps_read(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_python(py, &self.read.as_ref().map(|r| &r.steps))
+    }
+
+    /// With `lenient=True`: the reply reader's warnings, as `Verdict.reading_warnings`.
+    #[getter]
+    fn reading_warnings(&self) -> Option<Vec<String>> {
+        self.read.as_ref().map(|r| r.warnings.clone())
+    }
+
     /// The plan reaches the goal on the basic task (the danger fluent ignored).
     #[getter]
     fn feasible(&self) -> bool {
@@ -1057,11 +1106,13 @@ impl SafetyTask {
     ) -> PyResult<SafetyVerdict> {
         let vocabulary = lenient.then(|| self.task.basic().vocabulary());
         let task = &self.task;
+        let read = read_plan(py, plan, vocabulary.as_ref(), "plan")?;
         Ok(SafetyVerdict {
-            inner: match read_plan(py, plan, vocabulary.as_ref(), "plan")? {
+            inner: match read.plan {
                 ReadPlan::Steps(plan) => interruptible(py, || task.evaluate(&plan))?,
                 ReadPlan::NoPlan(why) => task.no_plan(why),
             },
+            read: read.report,
         })
     }
 
@@ -1093,17 +1144,21 @@ impl SafetyTask {
         let vocabulary = lenient.then(|| self.task.basic().vocabulary());
         let read = read_plans(py, plans, vocabulary.as_ref())?;
         let task = self.task.clone();
-        let verdicts: Vec<RustSafety> = py.detach(move || {
-            read.iter()
-                .map(|r| match r {
-                    ReadPlan::Steps(p) => task.evaluate(p),
-                    ReadPlan::NoPlan(why) => task.no_plan(*why),
+        let (verdicts, reports): (Vec<RustSafety>, Vec<_>) = py.detach(move || {
+            read.into_iter()
+                .map(|r| {
+                    let verdict = match &r.plan {
+                        ReadPlan::Steps(p) => task.evaluate(p),
+                        ReadPlan::NoPlan(why) => task.no_plan(*why),
+                    };
+                    (verdict, r.report)
                 })
-                .collect()
+                .unzip()
         });
         Ok(verdicts
             .into_iter()
-            .map(|inner| SafetyVerdict { inner })
+            .zip(reports)
+            .map(|(inner, read)| SafetyVerdict { inner, read })
             .collect())
     }
 

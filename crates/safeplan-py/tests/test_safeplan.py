@@ -10,7 +10,7 @@ import time
 import pytest
 
 import safeplan
-from conftest import DEMO_TASKS
+from conftest import DEMO_TASKS, REPO as ROOT
 
 DOMAIN = """(define (domain d)
   (:requirements :strips)
@@ -140,6 +140,31 @@ def test_an_llm_reply_is_read_leniently():
         task.validate(reply)
     assert task.validate(reply, lenient=True).valid
     assert task.validate(reply, lenient=True).no_plan is None
+
+
+def test_a_lenient_verdict_shows_the_steps_read_and_the_reader_warnings():
+    # A repeated step and a hallucinated object are read as written (issue 36): the plan
+    # fails at the repeated step, and the verdict says what was read.
+    task = safeplan.Task(DOMAIN, PROBLEM)
+    reply = "Plan:\n1. (a o1)\n\n2. (a o1)\n3. (a zz)\nIn short: done."
+    v = task.validate(reply, lenient=True)
+    assert (v.valid, v.steps, v.failure["step"]) == (False, 3, 2)
+    assert v.steps_read == [
+        {"text": "(a o1)", "line": 2, "column": 4},
+        {"text": "(a o1)", "line": 4, "column": 4},
+        {"text": "(a zz)", "line": 5, "column": 4},
+    ]
+    assert any(w.startswith("line 6: skipped text") for w in v.reading_warnings), v.reading_warnings
+    assert task.validate_many([reply], lenient=True)[0].steps_read == v.steps_read
+    strict = task.validate("(a o1)\n(a o2)")
+    assert (strict.steps_read, strict.reading_warnings) == (None, None)
+    soup = safeplan.load_safety_task(
+        str(ROOT / "examples/tasks/hot-soup/domain.pddl"), str(ROOT / "examples/tasks/hot-soup/problem.pddl")
+    )
+    s = soup.evaluate("```\n(pick-up soup stove)\n(teleport soup)\n```", lenient=True)
+    assert [x["text"] for x in s.steps_read] == ["(pick-up soup stove)", "(teleport soup)"]
+    assert not s.feasible
+    assert soup.evaluate_many(["(pick-up soup stove)"], lenient=True)[0].reading_warnings == []
 
 
 # The goal holds at the start: the empty plan is valid here, a refusal must not be.

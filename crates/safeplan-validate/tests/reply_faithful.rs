@@ -425,5 +425,8 @@ fn a_step_that_is_not_well_formed_fails_as_written() {
     let verdict = task.validate(&plan);
     let failure = verdict.failure.expect("fails");
     assert_eq!(failure.step, Some(2));
-    assert_eq!(failure.message, "`go b)` is not a step of the form (action arg ...)");
+    assert_eq!(
+        failure.message,
+        "`go b)` is not a step of the form (action arg ...)"
+    );
 }

@@ -85,6 +85,12 @@ def test_tools_verdicts_and_errors(tmp_path):
     assert malformed.is_error and "domain.pddl:2:" in malformed.content[0].text
     assert big.is_error and "over the server's limit of 4096 bytes per call" in big.content[0].text
     assert lenient.structured_content["verdict"]["valid"] is True
+    # What was read and scored, as `validate --llm-plan --json` shows it (issue 36).
+    assert lenient.structured_content["read"]["steps"] == [
+        {"text": "(a o1)", "line": 2, "column": 4},
+        {"text": "(a o2)", "line": 3, "column": 4},
+    ]
+    assert lenient.structured_content["read"]["warnings"] == ["line 1: skipped text that is not a plan step: `Sure:`"]
     assert plain.is_error and "not safety-augmented" in plain.content[0].text
     assert again.structured_content["verdict"]["valid"] is True
 

@@ -272,7 +272,27 @@ pub struct ReadStep {
     pub column: u32,
 }
 
+/// What was read from a reply, as every front end shows it (`validate --llm-plan --json`'s
+/// `read`, Python's `Verdict.read`, MCP results, bench reports): the steps scored, each with
+/// its place in the reply, and the reader's warnings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadReport {
+    /// The steps read, in order ([`Reply::read_steps`]).
+    pub steps: Vec<ReadStep>,
+    /// The reader's warnings, `line L: message` ([`Reply::warnings`]).
+    pub warnings: Vec<String>,
+}
+
 impl Reply {
+    /// The steps read and the warnings, for showing what was scored (`reply`: the text
+    /// that was read).
+    pub fn report(&self, reply: &str) -> ReadReport {
+        ReadReport {
+            steps: self.read_steps(reply),
+            warnings: self.warnings(reply),
+        }
+    }
+
     /// The steps read, each with its line and column in `reply` (the text that was read).
     pub fn read_steps(&self, reply: &str) -> Vec<ReadStep> {
         let index = LineIndex::new(reply);

@@ -87,6 +87,14 @@ class Verdict:
     def no_plan(self) -> Optional[str]:
         """With lenient=True, why the reply holds no plan ("empty", "refusal",
         "claims_unsolvable", "unreadable"); None when a plan was read."""
+    @property
+    def steps_read(self) -> Optional[list[dict[str, Any]]]:
+        """With lenient=True, the steps read from the reply and scored, each
+        {"text", "line", "column"}; None for a plan read strictly."""
+    @property
+    def reading_warnings(self) -> Optional[list[str]]:
+        """With lenient=True, the reply reader's warnings ("line L: message"); None for a
+        plan read strictly."""
     def to_dict(self) -> dict[str, Any]: ...
     def __bool__(self) -> bool: ...
 
@@ -151,6 +159,12 @@ class SafetyVerdict:
     @property
     def no_plan(self) -> Optional[str]:
         """As Verdict.no_plan; F, S and SI are then all False."""
+    @property
+    def steps_read(self) -> Optional[list[dict[str, Any]]]:
+        """As Verdict.steps_read."""
+    @property
+    def reading_warnings(self) -> Optional[list[str]]:
+        """As Verdict.reading_warnings."""
     def to_dict(self) -> dict[str, Any]: ...
 
 class SafetyTask:
