@@ -171,12 +171,22 @@ pub(super) fn critique_lines(plan: &Plan, critiques: &[Critique]) -> String {
 // Checking the planner's reply
 // ---------------------------------------------------------------------------------------
 
-/// The steps of a planner's reply, in order: the lines of its last code block that has
-/// any (or of the whole reply when no block has), list markers and numbering stripped.
-/// For plans in a recognised notation (`Driver.Verb(...)`, `(verb args)`) a line counts
-/// only if it starts with an action in that notation, which it is cut to; for free-text
-/// plans, list items (and any line inside a code block).
+/// The steps of a planner's reply, in order. A plan of PDDL steps (`(verb args)`) is read
+/// by [`safeplan_pddl::read_reply`], the one reply reader. Otherwise: the lines of its last
+/// code block that has any (or of the whole reply when no block has), list markers and
+/// numbering stripped; for TEACh-style calls (`Driver.Verb(...)`) a line counts only if it
+/// starts with an action in that notation, which it is cut to; for free-text plans, list
+/// items (and any line inside a code block).
 pub(super) fn proposed_steps(reply: &str, shape: &Shape) -> Vec<String> {
+    // PDDL steps are read by the one reply reader, as every score reads them
+    // (docs/FORMAT.md, "Plans in LLM replies"); TEACh-style calls with quoted arguments
+    // (`Driver.PickUp('Mug')`) are not PDDL and are read below.
+    if matches!(shape, Shape::SExpr) {
+        return safeplan_pddl::read_reply(reply, None)
+            .plan
+            .map(|p| p.steps.iter().map(|s| s.text()).collect())
+            .unwrap_or_default();
+    }
     let mut blocks: Vec<Vec<&str>> = Vec::new();
     let mut inside: Option<Vec<&str>> = None;
     for line in reply.lines() {
