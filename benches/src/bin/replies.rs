@@ -225,6 +225,14 @@ fn classify(
     {
         return "more steps: PlanBench misses a step the reply states".into();
     }
+    // The reply states different plans; the rule reads one (the marked final answer, or
+    // the last), with a warning naming each; PlanBench reads them all.
+    let different = read.diagnostics.iter().any(|d| {
+        d.code == safeplan_pddl::Code::AmbiguousReply && d.message.contains("different plans")
+    });
+    if different {
+        return "different plans stated: the final (or last) one read, with a warning (PlanBench reads every one)".into();
+    }
     if ours.len() < theirs.len() {
         "fewer steps than PlanBench (unexplained)".into()
     } else if ours.len() > theirs.len() {

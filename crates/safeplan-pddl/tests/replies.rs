@@ -79,6 +79,17 @@ fn a_plan_wrapper_is_read_as_the_steps_inside_it() {
 }
 
 #[test]
+fn a_plan_definition_header_states_no_empty_plan() {
+    // `(define (plan)` names nothing: the steps after it are the plan (PlanBench mystery
+    // blocksworld gpt-4 #43 read as the empty plan before).
+    let text = "```\n(define (plan)\n  (:steps\n    (pick-up a)\n    (stack a b)))\n```";
+    assert_eq!(
+        read(text, &blocks()).0,
+        some(&["(pick-up a)", "(stack a b)"])
+    );
+}
+
+#[test]
 fn the_empty_wrapper_and_the_empty_block_state_the_empty_plan() {
     for text in [
         "(plan)",

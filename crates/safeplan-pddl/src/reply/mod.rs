@@ -393,6 +393,14 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     // `(plan ...)` wrappers: the steps inside; `(plan)` states the empty plan.
     let answer = to_text(&masked);
     for (open, close, empty) in wrapper::wrappers(&answer) {
+        // `(define (plan)` heads a plan definition: it states nothing by itself.
+        let header = answer[..open.0]
+            .trim_end()
+            .to_ascii_lowercase()
+            .ends_with("(define");
+        if empty && header {
+            continue;
+        }
         if empty {
             statements.push(Statement::empty(
                 Origin::Delimiters,
