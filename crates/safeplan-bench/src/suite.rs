@@ -254,8 +254,8 @@ pub struct ReadAnswer {
     pub steps: Option<Vec<String>>,
     /// Why the reply holds no plan, when it holds none.
     pub no_plan: Option<safeplan_pddl::NoPlan>,
-    /// The reader's warnings (text skipped, a plan stated twice, an action respelled), each
-    /// `line L: message`.
+    /// The reader's warnings (text skipped, a plan stated twice, a step not well formed),
+    /// each `line L: message`, as `ReadReport::warnings`.
     pub reading: Vec<String>,
 }
 
@@ -276,21 +276,12 @@ pub fn read_answer(text: &str, vocabulary: Option<&safeplan_pddl::Vocabulary>) -
         };
     }
     let reply = safeplan_pddl::read_reply(text, vocabulary);
-    let lines = safeplan_pddl::LineIndex::new(text);
+    // The warnings as every front end shows them (`ReadReport::warnings`).
+    let reading = reply.warnings(text);
     ReadAnswer {
         steps: reply.plan.map(|p| p.steps.iter().map(step_text).collect()),
         no_plan: reply.no_plan,
-        reading: reply
-            .diagnostics
-            .iter()
-            .map(|d| {
-                format!(
-                    "line {}: {}",
-                    lines.line_col(text, d.span.start).line,
-                    d.message
-                )
-            })
-            .collect(),
+        reading,
     }
 }
 
