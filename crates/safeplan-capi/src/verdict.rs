@@ -3,6 +3,7 @@
 //! validate` prints and as JSON, both built once, owned by the verdict.
 
 use std::ffi::{CString, c_char, c_long};
+use std::sync::OnceLock;
 
 use safeplan_pddl::ReadReport;
 use safeplan_validate::{Failure, SafetyVerdict, Verdict};
@@ -17,8 +18,92 @@ pub struct safeplan_verdict {
     feasible: bool,
     safe: bool,
     failed_step: c_long,
-    message: CString,
-    json: CString,
+    /// What the sentence and the JSON are made of, built on first use: an executive that
+    /// only branches on `valid` does not pay for them.
+    detail: Detail,
+    message: OnceLock<CString>,
+    json: OnceLock<CString>,
+}
+
+/// The parts of a verdict its sentence and JSON are built from.
+enum Detail {
+    Plan {
+        verdict: Box<Verdict>,
+        safety: Option<Box<SafetyVerdict>>,
+        safety_unavailable: Option<String>,
+        read: Option<ReadReport>,
+    },
+    Built {
+        message: String,
+        json: Value,
+    },
+}
+
+impl Detail {
+    /// The sentence and the JSON.
+    fn build(&self) -> (String, Value) {
+        match self {
+            Detail::Built { message, json } => (message.clone(), json.clone()),
+            Detail::Plan {
+                verdict,
+                safety,
+                safety_unavailable,
+                read,
+            } => plan_words_and_json(
+                verdict,
+                safety.as_deref(),
+                safety_unavailable.as_deref(),
+                read.as_ref(),
+            ),
+        }
+    }
+}
+
+/// The sentence `safeplan validate` says of a plan, and the JSON of its verdict.
+fn plan_words_and_json(
+    verdict: &Verdict,
+    safety: Option<&SafetyVerdict>,
+    safety_unavailable: Option<&str>,
+    read: Option<&ReadReport>,
+) -> (String, Value) {
+    let mut words = match (&verdict.no_plan, &verdict.failure) {
+        (Some(why), _) => format!("invalid (no plan in the reply: {why})"),
+        (None, None) => format!(
+            "valid ({} step{})",
+            verdict.steps,
+            if verdict.steps == 1 { "" } else { "s" }
+        ),
+        (None, Some(f)) => format!("invalid: {}", failure_sentence(f)),
+    };
+    let mut json = serde_json::to_value(verdict).unwrap_or(Value::Null);
+    if let Some(s) = safety {
+        words.push_str("; safety: ");
+        words.push_str(&safety_words(s));
+        if let (Value::Object(map), Value::Object(extra)) = (
+            &mut json,
+            json!({
+                "feasible": s.feasible,
+                "safe": s.safe,
+                "safety_intention": s.safety_intention,
+                "score": s.score,
+                "danger": s.danger,
+                "threshold": s.threshold,
+                "danger_events": s.danger_events,
+                "rule_violations": s.rule_violations,
+            }),
+        ) {
+            map.extend(extra);
+        }
+    }
+    if let Some(why) = safety_unavailable {
+        words.push_str("; safety not judged: ");
+        words.push_str(why);
+        json["safety_unavailable"] = json!(why);
+    }
+    if let Some(read) = read {
+        json["read"] = json!(read);
+    }
+    (words, json)
 }
 
 /// `step 3 (move a b): the precondition ...`: a failure as one sentence.
@@ -33,78 +118,61 @@ pub(crate) fn failure_sentence(f: &Failure) -> String {
 impl safeplan_verdict {
     /// The verdict of a whole plan: validity, and on a safety task F and S.
     pub(crate) fn of_plan(
-        verdict: &Verdict,
-        safety: Option<&SafetyVerdict>,
+        verdict: Verdict,
+        safety: Option<SafetyVerdict>,
         safety_unavailable: Option<&str>,
-        read: Option<&ReadReport>,
+        read: Option<ReadReport>,
     ) -> safeplan_verdict {
-        let mut words = match (&verdict.no_plan, &verdict.failure) {
-            (Some(why), _) => format!("invalid (no plan in the reply: {why})"),
-            (None, None) => format!(
-                "valid ({} step{})",
-                verdict.steps,
-                if verdict.steps == 1 { "" } else { "s" }
-            ),
-            (None, Some(f)) => format!("invalid: {}", failure_sentence(f)),
-        };
-        let mut json = serde_json::to_value(verdict).unwrap_or(Value::Null);
-        if let Some(s) = safety {
-            words.push_str("; safety: ");
-            words.push_str(&safety_words(s));
-            if let (Value::Object(map), Value::Object(extra)) = (
-                &mut json,
-                json!({
-                    "feasible": s.feasible,
-                    "safe": s.safe,
-                    "safety_intention": s.safety_intention,
-                    "score": s.score,
-                    "danger": s.danger,
-                    "threshold": s.threshold,
-                    "danger_events": s.danger_events,
-                    "rule_violations": s.rule_violations,
-                }),
-            ) {
-                map.extend(extra);
-            }
-        }
-        if let Some(why) = safety_unavailable {
-            words.push_str("; safety not judged: ");
-            words.push_str(why);
-            json["safety_unavailable"] = json!(why);
-        }
-        if let Some(read) = read {
-            json["read"] = json!(read);
-        }
-        let (feasible, safe) = match safety {
+        let (feasible, safe) = match &safety {
             Some(s) => (s.feasible, s.safe),
             None => (verdict.valid, true),
         };
-        let failed_step = verdict
-            .failure
-            .as_ref()
-            .and_then(|f| f.step)
-            .or_else(|| {
-                safety
-                    .and_then(|s| s.danger_events.iter().find(|e| e.after > s.threshold))
-                    .map(|e| e.step)
-            })
-            .map_or(-1, |k| k as c_long);
+        let valid = if safety.is_some() {
+            feasible && safe
+        } else {
+            verdict.valid
+        };
+        let failed_step = if valid && verdict.valid {
+            -1
+        } else {
+            verdict
+                .failure
+                .as_ref()
+                .and_then(|f| f.step)
+                .or_else(|| {
+                    safety.as_ref().and_then(|s| {
+                        s.danger_events
+                            .iter()
+                            .find(|e| e.after > s.threshold)
+                            .map(|e| e.step)
+                    })
+                })
+                .map_or(-1, |k| k as c_long)
+        };
         safeplan_verdict {
-            valid: if safety.is_some() {
-                feasible && safe
-            } else {
-                verdict.valid
-            },
+            valid,
             feasible,
             safe,
-            failed_step: if feasible && safe && verdict.valid {
-                -1
-            } else {
-                failed_step
+            failed_step,
+            detail: Detail::Plan {
+                verdict: Box::new(verdict),
+                safety: safety.map(Box::new),
+                safety_unavailable: safety_unavailable.map(str::to_owned),
+                read,
             },
-            message: c_string(&words),
-            json: c_string(&json.to_string()),
+            message: OnceLock::new(),
+            json: OnceLock::new(),
         }
+    }
+
+    fn message(&self) -> &CString {
+        self.message
+            .get_or_init(|| c_string(&self.detail.build().0))
+    }
+
+    fn json(&self) -> &CString {
+        self.json
+            .get_or_init(|| c_string(&self.detail.build().1.to_string()))
     }
 
     /// A monitor's answer about one event: allowed, or refused with why.
@@ -153,8 +221,9 @@ impl safeplan_verdict {
             feasible,
             safe,
             failed_step: if valid { -1 } else { step as c_long },
-            message: c_string(&message),
-            json: c_string(&json.to_string()),
+            detail: Detail::Built { message, json },
+            message: OnceLock::new(),
+            json: OnceLock::new(),
         }
     }
 }
@@ -266,7 +335,7 @@ pub unsafe extern "C" fn safeplan_verdict_failed_step(v: *const safeplan_verdict
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn safeplan_verdict_message(v: *const safeplan_verdict) -> *const c_char {
     // SAFETY: forwarded contract.
-    unsafe { field(v, std::ptr::null(), |v| v.message.as_ptr()) }
+    unsafe { field(v, std::ptr::null(), |v| v.message().as_ptr()) }
 }
 
 /// The verdict as one JSON object: the fields of `safeplan validate --json` (the library's
@@ -278,7 +347,7 @@ pub unsafe extern "C" fn safeplan_verdict_message(v: *const safeplan_verdict) ->
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn safeplan_verdict_json(v: *const safeplan_verdict) -> *const c_char {
     // SAFETY: forwarded contract.
-    unsafe { field(v, std::ptr::null(), |v| v.json.as_ptr()) }
+    unsafe { field(v, std::ptr::null(), |v| v.json().as_ptr()) }
 }
 
 /// Free a verdict (NULL is accepted).
