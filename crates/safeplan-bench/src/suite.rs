@@ -81,10 +81,12 @@ impl Suite {
         if dirs.is_empty() {
             return Err(BenchError::EmptySuite(root.to_path_buf()));
         }
-        let tasks = dirs
-            .par_iter()
-            .map(|(dir, layout)| read_task(root, dir, *layout))
-            .collect::<Result<Vec<_>, _>>()?;
+        // On the process's batch pool: sized for the process, made anew in a forked child.
+        let tasks = safeplan_validate::parallel::install(|| {
+            dirs.par_iter()
+                .map(|(dir, layout)| read_task(root, dir, *layout))
+                .collect::<Result<Vec<_>, _>>()
+        })?;
         Ok(Suite::from_tasks(root.to_path_buf(), tasks))
     }
 

@@ -29,7 +29,9 @@
 //! awaits them without the GIL (`aio`).
 //!
 //! **The GIL is released for work.** `Task.validate_many` and `SafetyTask.evaluate_many`
-//! run without the GIL (and `validate_many` in parallel on rayon's pool), so other Python
+//! run without the GIL (and `validate_many` in parallel on the process's batch pool, made anew
+//! in a forked child and sized by `RAYON_NUM_THREADS`, `OMP_NUM_THREADS` or the CPUs the
+//! process may use: `safeplan_validate::parallel`), so other Python
 //! threads — an rclpy executor, say — keep running.
 
 use std::sync::Arc;
@@ -38,6 +40,7 @@ mod aio;
 mod bench;
 mod chat;
 mod judge;
+mod processes;
 mod suite;
 
 use pyo3::create_exception;
@@ -56,55 +59,55 @@ use safeplan_validate::{
 };
 
 create_exception!(
-    _safeplan,
+    safeplan,
     SafeplanError,
     PyException,
     "Base class of every error safeplan raises."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     ParseError,
     SafeplanError,
     "PDDL or plan text that does not read: the message lists each error as file:line:col; `diagnostics` holds them."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     TaskError,
     SafeplanError,
     "A task that reads but cannot be compiled (or, for SafetyTask, declares no danger fluent)."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     StepError,
     SafeplanError,
     "Monitor.apply of a step that cannot be executed now (the state is unchanged); `failure` says what is false."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     SpecError,
     SafeplanError,
     "A judge, reviser or planner spec that names nothing buildable (e.g. judge=\"oracle\")."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     LlmError,
     SafeplanError,
     "The LLM provider stack cannot be built or failed: a missing key, an unreachable cache; `kind` says which (\"config\", \"auth\", \"storage\", ...)."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     EpisodeError,
     SafeplanError,
     "An episodes file (JSON Lines) with a line that is not a valid episode; the message says file:line:col."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     BenchError,
     SafeplanError,
     "A benchmark that cannot run: a broken suite, or a results store of another suite, ability or planner configuration."
 );
 create_exception!(
-    _safeplan,
+    safeplan,
     PlanError,
     SafeplanError,
     "A plan argument that is neither text nor a list of steps."
@@ -133,6 +136,66 @@ struct Diagnostic {
 
 #[pymethods]
 impl Diagnostic {
+    /// A diagnostic from its fields (what pickle calls; the parser and checker make them).
+    #[new]
+    #[pyo3(signature = (severity, code, message, file, line, column, help=None))]
+    fn new(
+        severity: String,
+        code: String,
+        message: String,
+        file: String,
+        line: u32,
+        column: u32,
+        help: Option<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity,
+            code,
+            message,
+            file,
+            line,
+            column,
+            help,
+        }
+    }
+
+    /// Pickle: the fields, for `Diagnostic(...)`.
+    #[allow(clippy::type_complexity)]
+    fn __getnewargs__(&self) -> (String, String, String, String, u32, u32, Option<String>) {
+        (
+            self.severity.clone(),
+            self.code.clone(),
+            self.message.clone(),
+            self.file.clone(),
+            self.line,
+            self.column,
+            self.help.clone(),
+        )
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Diagnostic>().is_ok_and(|o| {
+            let o = o.get();
+            (
+                &o.severity,
+                &o.code,
+                &o.message,
+                &o.file,
+                o.line,
+                o.column,
+                &o.help,
+            ) == (
+                &self.severity,
+                &self.code,
+                &self.message,
+                &self.file,
+                self.line,
+                self.column,
+                &self.help,
+            )
+        })
+    }
+
     /// `file:line:col: severity: message`, and the help on its own line.
     fn render(&self) -> String {
         let mut s = format!(
@@ -563,6 +626,19 @@ impl Verdict {
         to_python(py, &self.inner)
     }
 
+    /// Pickle: the verdict as its serde JSON (with what a lenient read read), rebuilt by
+    /// `safeplan._safeplan._verdict_from_json`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let json = processes::to_json(&(&self.inner, &self.read))?;
+        Ok((processes::restorer(py, "_verdict_from_json")?, (json,)))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Verdict>()
+            .is_ok_and(|o| o.get().inner == self.inner && o.get().read == self.read)
+    }
+
     fn __bool__(&self) -> bool {
         self.inner.valid
     }
@@ -586,6 +662,8 @@ impl Verdict {
 #[pyclass(frozen, module = "safeplan")]
 struct Task {
     task: Arc<RustTask>,
+    /// What it was compiled from: pickle sends this and the receiver compiles it again.
+    source: Arc<processes::TaskSource>,
 }
 
 fn compile_options(strict: bool) -> CompileOptions {
@@ -619,7 +697,24 @@ impl Task {
             .map_err(|e| task_error(py, e, (domain, domain_file), (problem, problem_file)))?;
         Ok(Task {
             task: Arc::new(task),
+            source: Arc::new(processes::TaskSource {
+                domain: domain.to_string(),
+                problem: problem.to_string(),
+                domain_file: domain_file.to_string(),
+                problem_file: problem_file.to_string(),
+                strict,
+                ..processes::TaskSource::default()
+            }),
         })
+    }
+
+    /// Pickle: the PDDL text and options; unpickling compiles the task again (compiling is
+    /// linear in the text, and the compiled form is no stable wire format).
+    fn __getnewargs_ex__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<((String, String), Bound<'py, pyo3::types::PyDict>)> {
+        self.source.task_args(py)
     }
 
     /// The verdict of one plan: text, a list of step strings, or a list of (name, args)
@@ -857,6 +952,16 @@ impl Monitor {
 
 #[pymethods]
 impl Monitor {
+    /// A monitor holds an execution in progress, tied to its process: pickling it is a
+    /// TypeError that says what to send instead.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "a Monitor cannot be pickled: it holds an execution in progress. Send the Task \
+             (it pickles) and the steps applied so far, and replay them with Task.monitor() \
+             and Monitor.apply in the receiving process",
+        ))
+    }
+
     /// None when the step can be executed now, else what is false (a dict with kind,
     /// message, unmet literals and advice). The state does not change.
     fn check(&mut self, py: Python<'_>, step: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -1026,6 +1131,22 @@ impl SafetyVerdict {
         to_python(py, &self.inner)
     }
 
+    /// Pickle: the verdict as its serde JSON, rebuilt by
+    /// `safeplan._safeplan._safety_verdict_from_json`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let json = processes::to_json(&(&self.inner, &self.read))?;
+        Ok((
+            processes::restorer(py, "_safety_verdict_from_json")?,
+            (json,),
+        ))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<SafetyVerdict>()
+            .is_ok_and(|o| o.get().inner == self.inner && o.get().read == self.read)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "SafetyVerdict(feasible={}, safe={}, safety_intention={}, score={})",
@@ -1042,6 +1163,8 @@ impl SafetyVerdict {
 #[pyclass(frozen, module = "safeplan")]
 struct SafetyTask {
     task: Arc<RustSafetyTask>,
+    /// What it was compiled from: pickle sends this and the receiver compiles it again.
+    source: Arc<processes::TaskSource>,
 }
 
 #[pymethods]
@@ -1083,6 +1206,16 @@ impl SafetyTask {
         match interruptible(py, || RustSafetyTask::new(&d, &p, &options))? {
             Ok(Some(task)) => Ok(SafetyTask {
                 task: Arc::new(task),
+                source: Arc::new(processes::TaskSource {
+                    domain: domain.to_string(),
+                    problem: problem.to_string(),
+                    domain_file: domain_file.to_string(),
+                    problem_file: problem_file.to_string(),
+                    strict,
+                    danger: Some(danger.to_string()),
+                    si_mode: Some(si_mode.to_string()),
+                    tolerance,
+                }),
             }),
             Ok(None) => Err(TaskError::new_err(format!(
                 "{domain_file} declares no 0-ary function `{danger}` and the task has no :constraints: not a safety-augmented task (name the danger fluent with danger=...)"
@@ -1094,6 +1227,14 @@ impl SafetyTask {
                 (problem, problem_file),
             )),
         }
+    }
+
+    /// Pickle: the PDDL text and options; unpickling compiles the task again.
+    fn __getnewargs_ex__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<((String, String), Bound<'py, pyo3::types::PyDict>)> {
+        self.source.task_args(py)
     }
 
     /// The DESPITE verdict of one plan (text, step strings or (name, args) pairs).
@@ -1296,6 +1437,9 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(processes::_verdict_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(processes::_batch_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(processes::_safety_verdict_from_json, m)?)?;
     m.add("SafeplanError", py.get_type::<SafeplanError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
     m.add("TaskError", py.get_type::<TaskError>())?;

@@ -29,7 +29,8 @@
 //!
 //! Three ways in, one engine:
 //! - [`Task::validate`] / [`Validator`] for whole plans ([`Validator`] reuses its buffers);
-//! - [`Task::validate_batch`] for many plans on all cores (rayon), results in input order;
+//! - [`Task::validate_batch`] for many plans on the process's batch pool ([`parallel`]:
+//!   sized for the process, made anew in a forked child), results in input order;
 //! - [`Monitor`] for online use: [`Monitor::check`] an action, then [`Monitor::apply`] it;
 //!   [`TimedMonitor`] for a robot executive that dispatches durative actions and reports
 //!   their starts and ends as they happen.
@@ -109,6 +110,7 @@ mod fast;
 pub mod lifted;
 mod metadata;
 mod monitor;
+pub mod parallel;
 mod reward;
 mod safety;
 mod state;
@@ -140,15 +142,18 @@ use rayon::prelude::*;
 use safeplan_pddl::Plan;
 
 impl Task {
-    /// Validate many plans against this task in parallel (rayon's global pool); the
-    /// verdicts come back in the order of `plans`.
+    /// Validate many plans against this task in parallel (the process's batch pool,
+    /// [`parallel`]: sized for the process, made anew after a fork); the verdicts come back
+    /// in the order of `plans`.
     pub fn validate_batch(&self, plans: &[Plan], options: &ValidateOptions) -> Vec<Verdict> {
-        plans
-            .par_iter()
-            .map_init(
-                || Validator::new(self, options.clone()),
-                |v, plan| v.validate(plan),
-            )
-            .collect()
+        parallel::install(|| {
+            plans
+                .par_iter()
+                .map_init(
+                    || Validator::new(self, options.clone()),
+                    |v, plan| v.validate(plan),
+                )
+                .collect()
+        })
     }
 }

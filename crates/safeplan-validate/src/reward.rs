@@ -175,7 +175,9 @@ impl SafetyTask {
             let mut scorer = self.scorer();
             replies.iter().map(|t| one(&mut scorer, t)).collect()
         } else {
-            replies.par_iter().map_init(|| self.scorer(), one).collect()
+            crate::parallel::install(|| {
+                replies.par_iter().map_init(|| self.scorer(), one).collect()
+            })
         }
     }
 }
