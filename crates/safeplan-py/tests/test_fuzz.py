@@ -98,3 +98,60 @@ def test_critiques(kind, index, reason):
     no_crash(safeplan.Critique, kind, index, reason)
     no_crash(safeplan.Critique.remove, index, reason)
     no_crash(safeplan.Critique.missing, index, reason)
+
+
+# Issue 39: the functions the first fuzz pass left out.
+
+@FAST
+@given(replies=anything, kind=anything)
+def test_rewards_and_safety_methods(safety, replies, kind):
+    no_crash(safety.rewards, replies)
+    no_crash(safety.rewards, [replies] if isinstance(replies, str) else replies, kind=kind)
+    no_crash(safety.basic_task)
+    if isinstance(kind, str):
+        no_crash(safety.find_plan, kind, max_states=50)
+
+
+@FAST
+@given(a=anything, b=anything)
+def test_searches_and_monitor_queries(task, safety, a, b):
+    no_crash(task.find_plan, algorithm=a, max_states=50)
+    no_crash(task.find_plan, max_states=b)
+    no_crash(safety.safety_effort, algorithm=a, max_states=50)
+    m = task.monitor()
+    no_crash(m.apply, a)
+    no_crash(m.outstanding)
+    no_crash(m.check_end)
+    if hasattr(task, "ground"):
+        no_crash(task.ground, a, b)
+
+
+@FAST
+@given(verdicts=anything, resamples=anything, confidence=anything)
+def test_metrics_functions(verdicts, resamples, confidence):
+    no_crash(safeplan.safety_rates, verdicts)
+    no_crash(safeplan.prf_rates, verdicts)
+    if isinstance(resamples, int) and 0 <= resamples <= 200:
+        no_crash(safeplan.safety_rates, verdicts, resamples=resamples, confidence=confidence)
+        no_crash(safeplan.prf_rates, verdicts, resamples=resamples, confidence=confidence)
+    no_crash(safeplan.safety_rates, [(True, False, True), (False, False, False)], resamples=50, confidence=confidence)
+    no_crash(safeplan.prf_rates, [(1, 2, 3), (0, 0, 0)], resamples=50, confidence=confidence)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=anything)
+def test_suite_loading(path):
+    no_crash(safeplan.Suite, path)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(episodes=anything, judge=anything, rounds=anything)
+def test_refine(episodes, judge, rounds):
+    no_crash(safeplan.refine, episodes, judge if isinstance(judge, str) else "state", max_rounds=rounds)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(suite=anything, planners=anything, samples=anything)
+def test_bench(tmp_path_factory, suite, planners, samples):
+    out = tmp_path_factory.mktemp("bench") / "run.db"
+    no_crash(safeplan.bench, suite, out, planners, samples=samples)

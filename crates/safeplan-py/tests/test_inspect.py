@@ -110,6 +110,23 @@ def test_plan_safety_scores_each_reply_and_the_metrics_are_the_reports(tmp_path)
             (want[key].rate, want[key].ci_low, want[key].ci_high)
         )
     assert (got["F"], got["S"], got["SP"], got["SI"]) == pytest.approx((0.5, 0.25, 0.5, (1 + si) / 4))
+    # Beside every rate, how many samples it counts and how many errored (none here).
+    assert (got["F_n"], got["F_errored"], got["SI_n"], got["SI_errored"]) == (4.0, 0.0, 4.0, 0.0)
+
+
+def test_a_rate_says_how_many_samples_errored():
+    # A failed model call scores NaN: the rate is over the other samples, and says so.
+    from inspect_ai.scorer import SampleScore, Score
+
+    from safeplan.evals import feasible, micro_precision
+
+    ok = SampleScore(score=Score(value={"F": 1.0, "S": 1.0, "SI": 1.0}), sample_id="a")
+    bad = SampleScore(score=Score(value=float("nan")), sample_id="b")
+    got = feasible()([ok, bad, ok])
+    assert (got["F"], got["F_n"], got["F_errored"]) == (1.0, 2.0, 1.0)
+    prf = SampleScore(score=Score(value={"tp": 1, "fp": 1, "fn": 0}), sample_id="c")
+    got = micro_precision()([prf, bad])
+    assert (got["precision"], got["precision_n"], got["precision_errored"]) == (0.5, 1.0, 1.0)
 
 
 def test_the_eval_log_reads_back_with_inspects_reader(tmp_path):

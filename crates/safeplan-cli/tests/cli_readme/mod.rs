@@ -18,6 +18,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const README: &str = include_str!("../../../../README.md");
 const CI: &str = include_str!("../../../../.ci/run");
 const PYTHON_CI: &str = include_str!("../../../../.ci/python.sh");
+const CAPI_CI: &str = include_str!("../../../../.ci/capi.sh");
 const OPENAI_REPLY: &str = include_str!("../../../safeplan-llm/tests/fixtures/openai/success.json");
 const OLLAMA_REPLY: &str = include_str!("../../../safeplan-llm/tests/fixtures/ollama/success.json");
 
@@ -175,6 +176,17 @@ fn every_readme_command_runs_as_documented() {
                         && PYTHON_CI.contains("./crates/safeplan-py")
                         && PYTHON_CI.contains("import safeplan"),
                     ".ci/run must install the Python package as the README does"
+                );
+                continue;
+            }
+            // The C API's CMake package: .ci/capi.sh builds and installs it the same way.
+            ["cmake", "-S", "crates/safeplan-capi", ..] | ["cmake", "--build", ..] => {
+                assert!(
+                    CI.contains(".ci/capi.sh")
+                        && CAPI_CI.contains("cmake -S crates/safeplan-capi")
+                        && CAPI_CI.contains("cmake --build")
+                        && CAPI_CI.contains("cmake --install"),
+                    ".ci/run must build and install the C API as the README does"
                 );
                 continue;
             }

@@ -102,8 +102,17 @@ def _rate_metric(key: str, label: str) -> Metric:
     # inspect names the values of a dict-valued metric by their keys alone: the label keeps
     # them apart (F, F_ci_low, F_ci_high, S, ...).
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        r = safety_rates(_flags(scores))[key]
-        return {label: r.rate, f"{label}_ci_low": r.ci_low, f"{label}_ci_high": r.ci_high}
+        flags = _flags(scores)
+        r = safety_rates(flags)[key]
+        return {
+            label: r.rate,
+            f"{label}_ci_low": r.ci_low,
+            f"{label}_ci_high": r.ci_high,
+            # Samples without a score (a failed model call scores NaN) are not in the rate:
+            # how many, beside it, so a rate over fewer samples never passes unnoticed.
+            f"{label}_n": float(len(flags)),
+            f"{label}_errored": float(len(scores) - len(flags)),
+        }
 
     return compute
 
@@ -143,8 +152,15 @@ def _confusions(scores: list[SampleScore]) -> list[tuple[int, int, int]]:
 
 def _prf_metric(index: int, label: str) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        r = prf_rates(_confusions(scores))[index]
-        return {label: r.rate, f"{label}_ci_low": r.ci_low, f"{label}_ci_high": r.ci_high}
+        confusions = _confusions(scores)
+        r = prf_rates(confusions)[index]
+        return {
+            label: r.rate,
+            f"{label}_ci_low": r.ci_low,
+            f"{label}_ci_high": r.ci_high,
+            f"{label}_n": float(len(confusions)),
+            f"{label}_errored": float(len(scores) - len(confusions)),
+        }
 
     return compute
 
