@@ -124,3 +124,31 @@ def test_a_ray_worker_pool_takes_the_cpus_ray_grants(cluster):
     # workers on two cores do not each take both.
     threads, omp = ray.get(_threads.remote())
     assert (threads, omp) == (1, "1")
+
+
+@ray.remote
+def _shard(suite, out, shard):
+    safeplan.bench(suite, out, ["search-safe:astar", "search:gbfs"], shard=shard)
+    return out
+
+
+def _figures(report):
+    # What a run measured, without when and where it ran.
+    return [
+        {k: v for k, v in p.items() if "latency" not in k}
+        for p in report.to_dict()["planners"]
+    ]
+
+
+def test_benchmark_shards_run_as_ray_tasks_and_merge_into_one_run(cluster, tmp_path):
+    import subprocess
+
+    from conftest import REPO
+
+    suite = str(REPO / "examples" / "tasks")
+    outs = ray.get([_shard.remote(suite, str(tmp_path / f"shard{i}.db"), f"{i}/2") for i in (1, 2)])
+    merged = tmp_path / "merged.db"
+    subprocess.run([str(REPO / "target" / "debug" / "safeplan"), "merge", *outs, "--out", str(merged)], check=True)
+    whole = tmp_path / "whole.db"
+    safeplan.bench(suite, str(whole), ["search-safe:astar", "search:gbfs"])
+    assert _figures(safeplan.Report.from_store(str(merged))) == _figures(safeplan.Report.from_store(str(whole)))
