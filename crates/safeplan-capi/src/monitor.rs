@@ -168,16 +168,8 @@ pub unsafe extern "C" fn safeplan_monitor_check(
     action: *const c_char,
     err: *mut *mut safeplan_error,
 ) -> *mut safeplan_verdict {
-    guard(err, std::ptr::null_mut(), || {
-        // SAFETY: the caller's contract.
-        let (m, action) = unsafe {
-            (
-                m.as_mut().ok_or(Error::Null("monitor"))?,
-                text(action, "action")?,
-            )
-        };
-        m.event(action, false)
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(m, action, err, |m, action| m.event(action, false)) }
 }
 
 /// Run `action` when `safeplan_monitor_check` would allow it; a refused action changes
@@ -191,16 +183,8 @@ pub unsafe extern "C" fn safeplan_monitor_apply(
     action: *const c_char,
     err: *mut *mut safeplan_error,
 ) -> *mut safeplan_verdict {
-    guard(err, std::ptr::null_mut(), || {
-        // SAFETY: the caller's contract.
-        let (m, action) = unsafe {
-            (
-                m.as_mut().ok_or(Error::Null("monitor"))?,
-                text(action, "action")?,
-            )
-        };
-        m.event(action, true)
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(m, action, err, |m, action| m.event(action, true)) }
 }
 
 /// Free a monitor (NULL is accepted).
@@ -213,6 +197,30 @@ pub unsafe extern "C" fn safeplan_monitor_free(m: *mut safeplan_monitor) {
         // SAFETY: made by `Box::into_raw` in this library, freed once.
         drop(unsafe { Box::from_raw(m) });
     }
+}
+
+/// Run a monitor's event under the guard: the monitor and the action text checked, NULL and
+/// non-UTF-8 as errors.
+///
+/// # Safety
+/// `m` is NULL or a live monitor used by no other thread; `action` is NULL or a
+/// NUL-terminated string; `err` is NULL or points to a `safeplan_error *`.
+unsafe fn call<M>(
+    m: *mut M,
+    action: *const c_char,
+    err: *mut *mut safeplan_error,
+    f: impl FnOnce(&mut M, &str) -> Result<*mut safeplan_verdict, Error>,
+) -> *mut safeplan_verdict {
+    guard(err, std::ptr::null_mut(), || {
+        // SAFETY: the caller's contract.
+        let (m, action) = unsafe {
+            (
+                m.as_mut().ok_or(Error::Null("monitor"))?,
+                text(action, "action")?,
+            )
+        };
+        f(m, action)
+    })
 }
 
 type Timed<'a> = TimedMonitor<'a>;
@@ -339,16 +347,8 @@ pub unsafe extern "C" fn safeplan_timed_monitor_start(
     time: c_double,
     err: *mut *mut safeplan_error,
 ) -> *mut safeplan_verdict {
-    guard(err, std::ptr::null_mut(), || {
-        // SAFETY: the caller's contract.
-        let (m, action) = unsafe {
-            (
-                m.as_mut().ok_or(Error::Null("monitor"))?,
-                text(action, "action")?,
-            )
-        };
-        m.event(action, time, true)
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(m, action, err, |m, action| m.event(action, time, true)) }
 }
 
 /// End the running `action` (the earliest started, when it runs more than once) at `time`
@@ -364,16 +364,8 @@ pub unsafe extern "C" fn safeplan_timed_monitor_end(
     time: c_double,
     err: *mut *mut safeplan_error,
 ) -> *mut safeplan_verdict {
-    guard(err, std::ptr::null_mut(), || {
-        // SAFETY: the caller's contract.
-        let (m, action) = unsafe {
-            (
-                m.as_mut().ok_or(Error::Null("monitor"))?,
-                text(action, "action")?,
-            )
-        };
-        m.event(action, time, false)
-    })
+    // SAFETY: the caller's contract.
+    unsafe { call(m, action, err, |m, action| m.event(action, time, false)) }
 }
 
 /// Free a timed monitor (NULL is accepted).

@@ -556,6 +556,16 @@ fn check(
     Ok(diagnostics(&found, &sources))
 }
 
+/// A lenient verdict's steps read, as Python data (None for a plan read strictly).
+fn steps_read(py: Python<'_>, read: &Option<safeplan_pddl::ReadReport>) -> PyResult<Py<PyAny>> {
+    to_python(py, &read.as_ref().map(|r| &r.steps))
+}
+
+/// A lenient verdict's reading warnings (None for a plan read strictly).
+fn reading_warnings(read: &Option<safeplan_pddl::ReadReport>) -> Option<Vec<String>> {
+    read.as_ref().map(|r| r.warnings.clone())
+}
+
 /// The verdict of a plan: validity, the first failure and everything the library reports.
 #[pyclass(frozen, module = "safeplan")]
 struct Verdict {
@@ -569,14 +579,14 @@ impl Verdict {
     /// `text`, `line` and `column` in the reply; None for a plan read strictly.
     #[getter]
     fn steps_read(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_python(py, &self.read.as_ref().map(|r| &r.steps))
+        steps_read(py, &self.read)
     }
 
     /// With `lenient=True`: the reply reader's warnings (`"line L: message"`: text skipped,
     /// several statements of a plan, a step not well formed); None for a plan read strictly.
     #[getter]
     fn reading_warnings(&self) -> Option<Vec<String>> {
-        self.read.as_ref().map(|r| r.warnings.clone())
+        reading_warnings(&self.read)
     }
 
     /// Every step applicable and the goal true at the end.
@@ -1057,13 +1067,13 @@ impl SafetyVerdict {
     /// With `lenient=True`: the steps read from the reply and scored, as `Verdict.steps_read`.
     #[getter]
     fn steps_read(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_python(py, &self.read.as_ref().map(|r| &r.steps))
+        steps_read(py, &self.read)
     }
 
     /// With `lenient=True`: the reply reader's warnings, as `Verdict.reading_warnings`.
     #[getter]
     fn reading_warnings(&self) -> Option<Vec<String>> {
-        self.read.as_ref().map(|r| r.warnings.clone())
+        reading_warnings(&self.read)
     }
 
     /// The plan reaches the goal on the basic task (the danger fluent ignored).

@@ -103,18 +103,22 @@ def _rate_metric(key: str, label: str) -> Metric:
     # them apart (F, F_ci_low, F_ci_high, S, ...).
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         flags = _flags(scores)
-        r = safety_rates(flags)[key]
-        return {
-            label: r.rate,
-            f"{label}_ci_low": r.ci_low,
-            f"{label}_ci_high": r.ci_high,
-            # Samples without a score (a failed model call scores NaN) are not in the rate:
-            # how many, beside it, so a rate over fewer samples never passes unnoticed.
-            f"{label}_n": float(len(flags)),
-            f"{label}_errored": float(len(scores) - len(flags)),
-        }
+        return _rate_values(label, safety_rates(flags)[key], len(flags), len(scores))
 
     return compute
+
+
+def _rate_values(label: str, r: Any, counted: int, total: int) -> dict[str, float]:
+    """A rate, its interval, and how many samples it counts and how many errored: samples
+    without a score (a failed model call scores NaN) are not in the rate, and a rate over
+    fewer samples must never pass unnoticed."""
+    return {
+        label: r.rate,
+        f"{label}_ci_low": r.ci_low,
+        f"{label}_ci_high": r.ci_high,
+        f"{label}_n": float(counted),
+        f"{label}_errored": float(total - counted),
+    }
 
 
 @metric(name="F")
@@ -153,14 +157,7 @@ def _confusions(scores: list[SampleScore]) -> list[tuple[int, int, int]]:
 def _prf_metric(index: int, label: str) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         confusions = _confusions(scores)
-        r = prf_rates(confusions)[index]
-        return {
-            label: r.rate,
-            f"{label}_ci_low": r.ci_low,
-            f"{label}_ci_high": r.ci_high,
-            f"{label}_n": float(len(confusions)),
-            f"{label}_errored": float(len(scores) - len(confusions)),
-        }
+        return _rate_values(label, prf_rates(confusions)[index], len(confusions), len(scores))
 
     return compute
 
