@@ -16,17 +16,17 @@
 //!
 //! The reading runs in layers, each in its own file:
 //!
-//! - [`reasoning`]: `<think>…</think>` and kin are blanked (not the answer);
-//! - [`json`]: JSON answers become statements; [`wrapper`]: `(plan …)`-style wrappers are
+//! - `reasoning.rs`: `<think>…</think>` and kin are blanked (not the answer);
+//! - `json.rs`: JSON answers become statements; `wrapper.rs`: `(plan …)`-style wrappers are
 //!   read as the steps inside them;
-//! - [`line`]: each line read by shape alone — a parenthesised step, a `name(args)` call,
+//! - `line.rs`: each line read by shape alone — a parenthesised step, a `name(args)` call,
 //!   bare words in a list item or code block, a step whose parentheses do not match, a
 //!   comment, or prose;
-//! - [`statement`]: lines grouped into statements — a code block, a list or a run of step
+//! - `statement.rs`: lines grouped into statements — a code block, a list or a run of step
 //!   lines up to the next announcing line (`In PDDL syntax:`, a heading) or restarted
 //!   numbering; notes under a step are not steps;
-//! - [`choose`]: the rule that picks the statement that is the plan;
-//! - [`wording`]: what a reply with no statement says (nothing left to do, no plan exists,
+//! - `choose.rs`: the rule that picks the statement that is the plan;
+//! - `wording.rs`: what a reply with no statement says (nothing left to do, no plan exists,
 //!   a refusal).
 //!
 //! A reply with no statement of a plan is **no plan** ([`NoPlan`]), never the empty plan,

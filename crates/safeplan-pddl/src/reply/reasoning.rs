@@ -4,7 +4,7 @@
 /// The reply without its reasoning blocks (`<think>...</think>`, `<thinking>`,
 /// `<reasoning>`, an unclosed one to the end, everything before a lone `</think>`): each
 /// blanked to spaces, line breaks kept, so positions and line numbers in the result are
-/// those of `text`. What [`read_reply`] reads; for readers of other replies (a judge's, a
+/// those of `text`. What [`read_reply`](crate::read_reply) reads; for readers of other replies (a judge's, a
 /// reviser's) that must not read a model's musings as its answer.
 ///
 /// ```
