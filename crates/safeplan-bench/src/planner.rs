@@ -105,7 +105,7 @@ pub struct Answer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_plan: Option<safeplan_pddl::NoPlan>,
     /// The plan reader's warnings about the reply (`line L: message`): text skipped, a plan
-    /// stated twice, an action respelled.
+    /// stated twice or two different ones, a step not well formed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reading: Vec<String>,
 }
