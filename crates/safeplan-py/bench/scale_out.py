@@ -12,7 +12,11 @@ and the median, minimum and maximum rows/s are printed:
   sent in batches of 2,000 as (task id, completion) pairs, each actor holding the six
   compiled tasks;
 - Ray, 2 actors that do nothing but return a zero per row: what Ray's own data movement
-  costs.
+  costs;
+- Ray Data, `map_batches` with a callable class on 1 and 2 workers (`concurrency`,
+  `num_cpus=1` each; each worker compiles the tasks once), over a dataset materialized
+  beforehand, and the same pipeline doing nothing. A Ray Data run starts its actor pool
+  anew, so its figure includes that start.
 """
 
 import json
@@ -22,6 +26,7 @@ import sys
 import time
 
 import ray
+import ray.data
 
 import safeplan
 
@@ -67,6 +72,35 @@ class Nothing:
         return [0.0] * len(rows)
 
 
+class ScoreBatch:
+    def __init__(self, tasks):
+        self.tasks = {n: safeplan.SafetyTask(d, p) for n, (d, p) in tasks.items()}
+
+    def __call__(self, batch):
+        # One batch call per task, as the actor does.
+        by_task = {}
+        for i, t in enumerate(batch["task_id"]):
+            by_task.setdefault(str(t), []).append(i)
+        out = [0.0] * len(batch["task_id"])
+        completions = batch["completion"]
+        for t, idx in by_task.items():
+            for i, r in zip(idx, self.tasks[t].rewards([str(completions[i]) for i in idx])):
+                out[i] = r
+        return {"reward": out}
+
+
+class NothingBatch:
+    def __init__(self, tasks):
+        pass
+
+    def __call__(self, batch):
+        return {"reward": [0.0] * len(batch["task_id"])}
+
+
+def through_ray_data(ds, cls, texts, k):
+    ds.map_batches(cls, fn_constructor_args=(texts,), concurrency=k, num_cpus=1, batch_size=BATCH).materialize()
+
+
 def one_process(tasks, rows):
     by_task = {}
     for t, c in rows:
@@ -100,7 +134,7 @@ def main():
     texts = tasks_of(data)
     rows = rows_of(data, n)
     local = {k: safeplan.SafetyTask(d, p) for k, (d, p) in texts.items()}
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1")
     results = [("one process (`SafetyTask.rewards`, batch pool of 2 threads)", timed(lambda: one_process(local, rows), n))]
     for k in (1, 2):
         actors = [Scorer.remote(texts) for _ in range(k)]
@@ -109,6 +143,12 @@ def main():
             ray.kill(a)
     idle = [Nothing.remote(texts) for _ in range(2)]
     results.append(("Ray, 2 actors that do nothing (Ray's own cost)", timed(lambda: through_ray(idle, rows), n)))
+    for a in idle:
+        ray.kill(a)
+    ds = ray.data.from_items([{"task_id": t, "completion": c} for t, c in rows]).materialize()
+    for k in (1, 2):
+        results.append((f"Ray Data, {k} worker{'s' if k > 1 else ''} (`map_batches`, num_cpus=1 each)", timed(lambda: through_ray_data(ds, ScoreBatch, texts, k), n)))
+    results.append(("Ray Data, 2 workers that do nothing (Ray Data's own cost)", timed(lambda: through_ray_data(ds, NothingBatch, texts, 2), n)))
     ray.shutdown()
     print(f"{n} rows, batches of {BATCH}")
     print("| way | rows/s (median) | min | max |")

@@ -23,7 +23,14 @@ from conftest import DEMO_TASKS
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    # On loopback only: the cluster's processes talk to each other on 127.0.0.1.
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        _node_ip_address="127.0.0.1",
+    )
     yield
     ray.shutdown()
 
@@ -152,3 +159,34 @@ def test_benchmark_shards_run_as_ray_tasks_and_merge_into_one_run(cluster, tmp_p
     whole = tmp_path / "whole.db"
     safeplan.bench(suite, str(whole), ["search-safe:astar", "search:gbfs"])
     assert _figures(safeplan.Report.from_store(str(merged))) == _figures(safeplan.Report.from_store(str(whole)))
+
+
+def test_a_ray_data_pipeline_scores_rows_with_tasks_compiled_once_per_worker(cluster, demo, oracle):
+    import ray.data
+
+    # Defined here so that Ray ships the class by value (the test module is not importable in
+    # a worker), as a user's script defines it.
+    class ScoreBatch:
+        """A Ray Data callable class: each actor of the pool compiles the tasks once."""
+
+        def __init__(self, tasks):
+            self.tasks = {name: safeplan.SafetyTask(d, p) for name, (d, p) in tasks.items()}
+
+        def __call__(self, batch):
+            rewards = [
+                self.tasks[str(t)].rewards([str(c)])[0]
+                for t, c in zip(batch["task_id"], batch["completion"])
+            ]
+            return {"i": batch["i"], "reward": rewards}
+
+    rows = [
+        {"i": i, "task_id": r["task"], "completion": "Plan:\n" + "\n".join(r["plan"])}
+        for i, r in enumerate(oracle[:600])
+    ]
+    local = {n: safeplan.SafetyTask(d, p) for n, (d, p) in demo.items()}
+    expected = {row["i"]: local[row["task_id"]].rewards([row["completion"]])[0] for row in rows}
+    ds = ray.data.from_items(rows).map_batches(
+        ScoreBatch, fn_constructor_args=(demo,), concurrency=2, num_cpus=1, batch_size=100
+    )
+    got = {int(r["i"]): float(r["reward"]) for r in ds.take_all()}
+    assert got == expected
