@@ -71,6 +71,14 @@ pub(crate) struct PlanRequest {
 
 #[pymethods]
 impl PlanRequest {
+    /// A planner's request lives inside one run: it does not pickle.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(crate::processes::not_picklable(
+            "PlanRequest",
+            "send its fields (task_id, ability, the prompt) as plain data",
+        ))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "PlanRequest({:?}, ability={:?}, sample={})",
@@ -184,6 +192,15 @@ pub(crate) struct BenchRun {
 
 #[pymethods]
 impl BenchRun {
+    /// A run's summary names its results store, which is a file of this machine.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(crate::processes::not_picklable(
+            "BenchRun",
+            "send the results store's path (or the SQLite file), or Report.from_store(path), \
+             which pickles",
+        ))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "BenchRun({}: {} attempts, {} skipped, {} scored, {} failed, {} errors)",
@@ -381,6 +398,15 @@ pub(crate) struct Rate {
 
 #[pymethods]
 impl Rate {
+    /// Pickle: the three numbers, as JSON.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(
+            py,
+            "_rate_from_json",
+            &(self.rate, self.ci_low, self.ci_high),
+        )
+    }
+
     fn __float__(&self) -> f64 {
         self.rate
     }
@@ -409,6 +435,11 @@ pub(crate) struct PlannerReport {
 
 #[pymethods]
 impl PlannerReport {
+    /// Pickle: the planner's figures as their JSON.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(py, "_planner_report_from_json", &self.inner)
+    }
+
     /// The planner id.
     #[getter]
     fn id(&self) -> &str {
@@ -482,6 +513,11 @@ pub(crate) struct Report {
 
 #[pymethods]
 impl Report {
+    /// Pickle: the report model as its JSON (what `safeplan report --format json` writes).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(py, "_report_from_json", &self.inner)
+    }
+
     /// The report of the store at `path`; intervals from `resamples` bootstrap resamples
     /// (0: intervals collapse to the point) at `confidence`, seeded (the same options give
     /// the same report, as `safeplan report --resamples N --seed S`).
@@ -592,4 +628,31 @@ pub(crate) fn read_attempts(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>
         .and_then(|s| s.attempts())
         .map_err(bench_error)?;
     to_python(py, &attempts)
+}
+
+/// A `Rate` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _rate_from_json(json: &str) -> PyResult<Rate> {
+    let (rate, ci_low, ci_high) = crate::processes::from_json(json)?;
+    Ok(Rate {
+        rate,
+        ci_low,
+        ci_high,
+    })
+}
+
+/// A `PlannerReport` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _planner_report_from_json(json: &str) -> PyResult<PlannerReport> {
+    Ok(PlannerReport {
+        inner: crate::processes::from_json(json)?,
+    })
+}
+
+/// A `Report` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _report_from_json(json: &str) -> PyResult<Report> {
+    Ok(Report {
+        inner: crate::processes::from_json(json)?,
+    })
 }

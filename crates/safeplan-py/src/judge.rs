@@ -62,6 +62,15 @@ impl Episode {
 
 #[pymethods]
 impl Episode {
+    /// An episode may hold a compiled task bound to it, and gold labels: it does not pickle.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(crate::processes::not_picklable(
+            "Episode",
+            "send its episodes file's path (or the JSON line) and read it with \
+             safeplan.load_episodes / read_episodes in the receiving process",
+        ))
+    }
+
     /// An episode of your own: `actions` are the steps to verify; `domain` and `problem`
     /// (paths) bind it to a PDDL task, for the `symbolic` judge and reviser.
     #[new]
@@ -173,6 +182,11 @@ pub(crate) struct Critique {
 
 #[pymethods]
 impl Critique {
+    /// Pickle: the critique as its JSON.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(py, "_critique_from_json", &self.inner)
+    }
+
     /// `kind` is "remove" or "missing"; `index` is the 0-based position in the plan judged
     /// (for MISSING: the position the new steps go before; `None`: not said); `steps` are
     /// the steps a MISSING asks for, when known.
@@ -325,6 +339,15 @@ pub(crate) struct Step {
 
 #[pymethods]
 impl Step {
+    /// Pickle: the fields, as JSON.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(
+            py,
+            "_step_from_json",
+            &(&self.text, self.original, self.inserted_in),
+        )
+    }
+
     fn __repr__(&self) -> String {
         match (self.original, self.inserted_in) {
             (Some(i), _) => format!("Step({:?}, original={i})", self.text),
@@ -358,6 +381,11 @@ pub(crate) struct Round {
 
 #[pymethods]
 impl Round {
+    /// Pickle: the round as its JSON.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(py, "_round_from_json", &self.inner)
+    }
+
     /// 1-based round number.
     #[getter]
     fn round(&self) -> usize {
@@ -435,6 +463,11 @@ pub(crate) struct Refinement {
 
 #[pymethods]
 impl Refinement {
+    /// Pickle: the refinement and the judge's name, as JSON.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        crate::processes::reduce_json(py, "_refinement_from_json", &(&self.inner, &self.judge))
+    }
+
     /// The episode id.
     #[getter]
     fn id(&self) -> &str {
@@ -868,4 +901,38 @@ pub(crate) fn judge_metrics(
         py,
         &safeplan_judge::score::judge_metrics(&refined, &gold, max_rounds),
     )
+}
+
+/// A `Critique` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _critique_from_json(json: &str) -> PyResult<Critique> {
+    Ok(Critique {
+        inner: crate::processes::from_json(json)?,
+    })
+}
+
+/// A `Step` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _step_from_json(json: &str) -> PyResult<Step> {
+    let (text, original, inserted_in) = crate::processes::from_json(json)?;
+    Ok(Step {
+        text,
+        original,
+        inserted_in,
+    })
+}
+
+/// A `Round` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _round_from_json(json: &str) -> PyResult<Round> {
+    Ok(Round {
+        inner: crate::processes::from_json(json)?,
+    })
+}
+
+/// A `Refinement` from its pickled JSON.
+#[pyfunction]
+pub(crate) fn _refinement_from_json(json: &str) -> PyResult<Refinement> {
+    let (inner, judge) = crate::processes::from_json(json)?;
+    Ok(Refinement { inner, judge })
 }

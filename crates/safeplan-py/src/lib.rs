@@ -1449,6 +1449,13 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(processes::_verdict_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(processes::_batch_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::_critique_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::_step_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::_round_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(judge::_refinement_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::_rate_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::_planner_report_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::_report_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(processes::_safety_verdict_from_json, m)?)?;
     m.add("SafeplanError", py.get_type::<SafeplanError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;

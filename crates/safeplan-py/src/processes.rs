@@ -51,7 +51,8 @@ impl TaskSource {
     }
 }
 
-/// `value` as JSON, or the error pickling it raises.
+/// `value` as JSON, or the error pickling it raises. (serde_json's `float_roundtrip`
+/// feature, on for this crate, makes every float read back bit for bit.)
 pub(crate) fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
     serde_json::to_string(value)
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot pickle: {e}")))
@@ -62,7 +63,22 @@ pub(crate) fn restorer<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, 
     py.import("safeplan._safeplan")?.getattr(name)
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> PyResult<T> {
+/// `__reduce__` of an object pickled as the JSON of `value`: the module function `name`
+/// rebuilds it.
+pub(crate) fn reduce_json<'py>(
+    py: Python<'py>,
+    name: &str,
+    value: &impl serde::Serialize,
+) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    Ok((restorer(py, name)?, (to_json(value)?,)))
+}
+
+/// The `TypeError` of an object that does not pickle, saying what to send instead.
+pub(crate) fn not_picklable(what: &str, instead: &str) -> PyErr {
+    pyo3::exceptions::PyTypeError::new_err(format!("a {what} cannot be pickled: {instead}"))
+}
+
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> PyResult<T> {
     serde_json::from_str(json)
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("cannot unpickle: {e}")))
 }

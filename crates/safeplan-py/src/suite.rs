@@ -67,6 +67,15 @@ fn ability(name: &str) -> PyResult<Ability> {
 
 #[pymethods]
 impl Suite {
+    /// A suite holds its tasks' texts and the tasks compiled so far: it does not pickle.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(crate::processes::not_picklable(
+            "Suite",
+            "send the suite folder's path (or \"builtin\") and open it with safeplan.Suite(path) \
+             or Suite.builtin() in the receiving process; a task's texts (Suite.task) are plain data",
+        ))
+    }
+
     /// The suite in the folder `path` (read as `safeplan bench PATH` reads it; a DESPITE
     /// export included).
     #[new]

@@ -166,3 +166,32 @@ def test_the_pool_follows_the_threads_a_worker_is_given():
         out = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], env=clean, capture_output=True, text=True)
         if out.returncode == 0:
             assert int(out.stdout) == 1
+
+
+def test_the_judge_and_bench_objects_pickle_or_say_what_to_send(tmp_path):
+    # Objects of data pickle and compare as the original; those tied to a process or a file
+    # refuse with what to send instead.
+    ep = safeplan.Episode("e1", ["(pick-up soup stove)", "(pick-up soup stove)", "(move stove table)"])
+    refinement = safeplan.refine([ep], "rule")[0]
+    again = pickle.loads(pickle.dumps(refinement))
+    assert repr(again) == repr(refinement)
+    assert again.final_plan == refinement.final_plan
+    assert [repr(s) for s in again.steps] == [repr(s) for s in refinement.steps]
+    for step in refinement.steps:
+        assert repr(pickle.loads(pickle.dumps(step))) == repr(step)
+    for round_ in refinement.rounds:
+        back = pickle.loads(pickle.dumps(round_))
+        assert repr(back) == repr(round_)
+    c = safeplan.Critique.remove(1, "a repeated step")
+    assert repr(pickle.loads(pickle.dumps(c))) == repr(c)
+    out = tmp_path / "run.db"
+    run = safeplan.bench(str(REPO / "examples" / "tasks"), str(out), ["search-safe:astar"])
+    report = safeplan.Report.from_store(str(out))
+    back = pickle.loads(pickle.dumps(report))
+    assert back.to_dict() == report.to_dict()
+    rate = report.planners[0].feasible
+    assert (pickle.loads(pickle.dumps(rate)).rate, pickle.loads(pickle.dumps(rate)).ci_low) == (rate.rate, rate.ci_low)
+    assert pickle.loads(pickle.dumps(report.planners[0])).to_dict() == report.planners[0].to_dict()
+    for obj, word in [(ep, "episodes file"), (run, "results store"), (safeplan.Suite.builtin(), "suite folder")]:
+        with pytest.raises(TypeError, match=word):
+            pickle.dumps(obj)
