@@ -565,7 +565,12 @@ fn skipped_text(text: &str, claimed: &mut [(usize, usize)], diagnostics: &mut Ve
             _ => merged.push((s, e)),
         }
     }
-    let is_claimed = |a: usize, b: usize| merged.iter().any(|&(s, e)| s <= a && b <= e);
+    // The merged ranges are sorted and disjoint: the one that could hold `a..b` is the last
+    // that starts at or before `a` (a binary search, so a long reply costs no more per line).
+    let is_claimed = |a: usize, b: usize| {
+        let k = merged.partition_point(|&(s, _)| s <= a);
+        k > 0 && b <= merged[k - 1].1
+    };
     let mut run: Option<(usize, usize)> = None;
     let flush = |run: &mut Option<(usize, usize)>, diagnostics: &mut Vec<Diagnostic>| {
         if let Some((a, b)) = run.take() {
