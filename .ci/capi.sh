@@ -3,14 +3,25 @@
 # cargo and installed into a prefix; the C test and the examples compiled against the
 # installed header and library with -Wall -Wextra -Werror and run under AddressSanitizer and
 # UndefinedBehaviorSanitizer (and valgrind); the static library; pkg-config; and a downstream
-# CMake project that only does find_package(safeplan CONFIG REQUIRED). Installs cmake and
-# pkg-config with apt when the machine lacks them.
+# CMake project that only does find_package(safeplan CONFIG REQUIRED). Installs what is
+# missing with apt (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-if ! command -v cmake >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
-  (apt-get update -qq && apt-get install -y -qq cmake pkg-config) >/dev/null
+# What the checks need: cmake and pkg-config, a C and C++ compiler with the sanitizers'
+# runtimes (gcc's libasan and libubsan), and valgrind where it installs.
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v c++ >/dev/null 2>&1 || need+=(g++)
+if ! echo 'int main(void){return 0;}' | cc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1; then
+  need+=(gcc g++)
 fi
+if [ "${#need[@]}" -gt 0 ]; then
+  (apt-get update -qq && apt-get install -y -qq "${need[@]}") >/dev/null
+fi
+command -v valgrind >/dev/null 2>&1 || (apt-get install -y -qq valgrind >/dev/null 2>&1 || echo "valgrind does not install here: the valgrind run is left out")
 build=$root/target/capi-build
 prefix=$root/target/capi-prefix
 rm -rf "$prefix"

@@ -28,10 +28,7 @@ mod verdict;
 use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
-use safeplan_pddl::{
-    CheckOptions, Vocabulary, check_domain, check_problem, parse_domain, parse_plan, parse_problem,
-    read_reply,
-};
+use safeplan_pddl::{Vocabulary, parse_domain, parse_plan, parse_problem, read_reply};
 use safeplan_validate::{SafetyOptions, SafetyTask, Task, TaskError, Verdict};
 
 pub use error::{safeplan_error, safeplan_error_code, safeplan_error_free, safeplan_error_message};
@@ -105,15 +102,7 @@ fn compile(domain: &str, problem: &str) -> Result<Compiled, Error> {
     let p = parsed
         .value
         .ok_or_else(|| Error::Unsupported("the problem cannot be read".into()))?;
-    let options = CheckOptions::default();
-    let checked = check_domain(&d, &options);
-    if let Some(e) = Error::first_of(&checked, domain, "domain.pddl") {
-        return Err(e);
-    }
-    let checked = check_problem(&d, &p, &options);
-    if let Some(e) = Error::first_of(&checked, problem, "problem.pddl") {
-        return Err(e);
-    }
+    // `Task::compile` runs the checker: its first error is the one reported.
     let task = Task::compile(&d, &p).map_err(|e| match e {
         TaskError::Invalid(ds) => {
             let first = ds.iter().find(|d| d.is_error());

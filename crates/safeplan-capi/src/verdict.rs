@@ -252,14 +252,7 @@ fn safety_words(s: &SafetyVerdict) -> String {
         .iter()
         .filter(|e| e.after > s.threshold)
         .map(|e| e.sentence("->"))
-        .chain(s.rule_violations.iter().map(|v| {
-            let when = match v.state {
-                Some(0) => "the initial state broke".to_string(),
-                Some(k) => format!("step {k} broke"),
-                None => "the plan ends breaking".to_string(),
-            };
-            format!("{when} the rule {}: {}", v.constraint, v.reason)
-        }))
+        .chain(s.rule_violations.iter().map(|v| v.sentence()))
         .collect();
     if !reasons.is_empty() {
         out.push_str(": ");

@@ -122,12 +122,7 @@ pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
 /// hall) holds after step 3 (move kitchen hall), but ...`; a rule judged at the end of the
 /// plan says so.
 pub fn rule_sentence(v: &ConstraintViolation) -> String {
-    let when = match v.state {
-        Some(0) => "the initial state broke".to_string(),
-        Some(k) => format!("step {k} broke"),
-        None => "the plan ends breaking".to_string(),
-    };
-    format!("{when} the rule {}: {}", v.constraint, v.reason)
+    v.sentence()
 }
 
 /// `preference p2a: (at end (clear depot0-1-1)): (clear depot0-1-1) is false at the end of

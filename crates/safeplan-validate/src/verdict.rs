@@ -232,6 +232,20 @@ pub struct ConstraintViolation {
     pub source: SourceRef,
 }
 
+impl ConstraintViolation {
+    /// `step 3 broke the rule (sometime-before (robot-at hall) (not (stove-on))): (robot-at
+    /// hall) holds after step 3 (move kitchen hall), but ...`; a rule judged at the end of
+    /// the plan says so. What `safeplan validate` prints and the C API's sentence says.
+    pub fn sentence(&self) -> String {
+        let when = match self.state {
+            Some(0) => "the initial state broke".to_string(),
+            Some(k) => format!("step {k} broke"),
+            None => "the plan ends breaking".to_string(),
+        };
+        format!("{when} the rule {}: {}", self.constraint, self.reason)
+    }
+}
+
 /// A hard trajectory constraint that still owes something at this point of an execution:
 /// what a robot must still do before it may stop ([`crate::Monitor::outstanding`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

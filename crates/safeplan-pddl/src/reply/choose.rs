@@ -141,16 +141,11 @@ pub(super) fn choose(
     }
     let chosen = *candidates.last()?;
     let key = statements[chosen].key();
-    let same: Vec<usize> = all
+    let (same, other): (Vec<usize>, Vec<usize>) = all
         .iter()
         .copied()
-        .filter(|&i| i != chosen && statements[i].key() == key)
-        .collect();
-    let other: Vec<usize> = all
-        .iter()
-        .copied()
-        .filter(|&i| i != chosen && statements[i].key() != key)
-        .collect();
+        .filter(|&i| i != chosen)
+        .partition(|&i| statements[i].key() == key);
     let read = &statements[chosen];
     if !same.is_empty() {
         let first = &statements[same[0]];

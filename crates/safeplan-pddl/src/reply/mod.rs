@@ -287,15 +287,24 @@ impl Reply {
     /// The steps read and the warnings, for showing what was scored (`reply`: the text
     /// that was read).
     pub fn report(&self, reply: &str) -> ReadReport {
+        let index = LineIndex::new(reply);
         ReadReport {
-            steps: self.read_steps(reply),
-            warnings: self.warnings(reply),
+            steps: self.steps_at(reply, &index),
+            warnings: self.warnings_at(reply, &index),
         }
     }
 
     /// The steps read, each with its line and column in `reply` (the text that was read).
     pub fn read_steps(&self, reply: &str) -> Vec<ReadStep> {
-        let index = LineIndex::new(reply);
+        self.steps_at(reply, &LineIndex::new(reply))
+    }
+
+    /// The reader's warnings as `line L: message` (`reply`: the text that was read).
+    pub fn warnings(&self, reply: &str) -> Vec<String> {
+        self.warnings_at(reply, &LineIndex::new(reply))
+    }
+
+    fn steps_at(&self, reply: &str, index: &LineIndex) -> Vec<ReadStep> {
         self.plan
             .iter()
             .flat_map(|p| &p.steps)
@@ -310,9 +319,7 @@ impl Reply {
             .collect()
     }
 
-    /// The reader's warnings as `line L: message` (`reply`: the text that was read).
-    pub fn warnings(&self, reply: &str) -> Vec<String> {
-        let index = LineIndex::new(reply);
+    fn warnings_at(&self, reply: &str, index: &LineIndex) -> Vec<String> {
         self.diagnostics
             .iter()
             .map(|d| {
@@ -393,14 +400,6 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     // `(plan ...)` wrappers: the steps inside; `(plan)` states the empty plan.
     let answer = to_text(&masked);
     for (open, close, empty) in wrapper::wrappers(&answer) {
-        // `(define (plan)` heads a plan definition: it states nothing by itself.
-        let header = answer[..open.0]
-            .trim_end()
-            .to_ascii_lowercase()
-            .ends_with("(define");
-        if empty && header {
-            continue;
-        }
         if empty {
             statements.push(Statement::empty(
                 Origin::Delimiters,

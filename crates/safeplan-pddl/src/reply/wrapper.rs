@@ -39,8 +39,12 @@ pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
                 i += 1;
             }
             // `(plan NAME)` in a `define` header is no wrapper: a wrapper holds steps or
-            // nothing.
-            if depth == 0 && (text[after..i].contains('(') || text[after..i].trim().is_empty()) {
+            // nothing; and `(define (plan)` heads a plan definition, stating nothing.
+            let header = lower[..open].trim_end().ends_with("(define");
+            if depth == 0
+                && !header
+                && (text[after..i].contains('(') || text[after..i].trim().is_empty())
+            {
                 let empty = text[after..i].trim().is_empty();
                 out.push(((open, after), i, empty));
             }
