@@ -470,6 +470,25 @@ def test_keep_going_is_refused_for_temporal_plans():
             call()
 
 
+def test_timed_safety_rules_give_s_si_and_the_time_of_the_broken_rule():
+    """Issue 37: a durative task whose safety rules are timed constraints (no danger fluent)
+    is a SafetyTask; hand-computed verdicts (examples/temporal/README.md). It was refused with
+    TaskError ("trajectory constraints as the safety rules of a task with durative actions")."""
+    from conftest import REPO
+
+    stove = REPO / "examples" / "temporal" / "stove-deadline"
+    task = safeplan.SafetyTask((stove / "domain.pddl").read_text(), (stove / "problem.pddl").read_text())
+    plan = lambda name: (stove / "plans" / f"{name}.plan").read_text()
+    safe = task.evaluate(plan("safe"))
+    assert (safe.feasible, safe.safe, safe.safety_intention) == (True, True, True)
+    unsafe = task.evaluate(plan("unsafe"))
+    assert (unsafe.feasible, unsafe.safe, unsafe.safety_intention, unsafe.score) == (True, False, False, 1)
+    [rule] = unsafe.rule_violations
+    assert (rule["operator"], rule["time"], rule["timed"]) == ("always-within", 13.06, True)
+    off = task.evaluate(plan("never-switched-on"))
+    assert (off.feasible, off.safe, off.safety_intention) == (False, False, True)
+
+
 def test_the_robot_loop_example_runs():
     import subprocess
     import sys

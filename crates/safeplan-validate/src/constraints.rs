@@ -104,7 +104,7 @@ impl Constraints {
         !self.preferences.is_empty() || self.groups.iter().any(|g| *g != Strength::Hard)
     }
 
-    fn binding(&self, i: &Instance) -> &[ObjId] {
+    pub(crate) fn binding(&self, i: &Instance) -> &[ObjId] {
         let n = self.rules[i.rule as usize].vars.len();
         let start = i.args as usize;
         &self.args[start..start + n]
@@ -400,6 +400,11 @@ impl Tracker {
         out: &mut Vec<Broken>,
     ) -> Result<(), Fault> {
         for (i, inst) in c.instances.iter().enumerate() {
+            // Up to a million instances per state: a caller that stopped waiting (an MCP
+            // time limit, Ctrl-C in Python) ends the judgement; its answer is meaningless.
+            if crate::cancel::abandoned() {
+                return Ok(());
+            }
             let phase = self.phase[i];
             if matches!(phase, Phase::Kept | Phase::Broken) || self.violated[inst.group as usize] {
                 continue;
@@ -529,6 +534,9 @@ impl Tracker {
                 .filter(move |(_, inst)| c.rules[inst.rule as usize].op == *op)
         });
         for (i, inst) in judged {
+            if crate::cancel::abandoned() {
+                return Ok(());
+            }
             let phase = self.phase[i];
             if matches!(phase, Phase::Kept | Phase::Broken) || self.violated[inst.group as usize] {
                 continue;
@@ -836,10 +844,14 @@ impl Task {
                 ex.explain(&rule.phi, &mut b.clone());
                 (
                     format!("{phi} did not hold by time {}", Number(deadline)),
-                    format!(
-                        "make {phi} true by time {} (a sequential plan's step k happens at time k)",
-                        Number(deadline)
-                    ),
+                    if self.is_temporal() {
+                        format!("make {phi} true by time {}", Number(deadline))
+                    } else {
+                        format!(
+                            "make {phi} true by time {} (a sequential plan's step k happens at time k)",
+                            Number(deadline)
+                        )
+                    },
                 )
             }
             (_, Reason::Late { deadline }) => {
@@ -924,6 +936,7 @@ impl Task {
             preference,
             state: broken.state,
             time: broken.time,
+            timed: self.is_temporal(),
             reason,
             unmet: if held { Vec::new() } else { ex.out.clone() },
             held: if held { ex.out } else { Vec::new() },

@@ -366,16 +366,6 @@ impl SafetyTask {
         if !SafetyTask::is_safety_augmented(domain, name) && !rules {
             return Ok(None);
         }
-        if rules && let Some(a) = domain.durative_actions.first() {
-            return Err(TaskError::Unsupported {
-                what: "trajectory constraints as the safety rules of a task with durative \
-                       actions (safety intention over time does not run them yet; validate \
-                       the plan with `safeplan validate`, which checks them)"
-                    .into(),
-                file: safeplan_pddl::FileKind::Domain,
-                span: a.span,
-            });
-        }
         let (basic_domain, basic_problem) = basic_task(domain, problem, name);
         let d_init = problem
             .init
@@ -662,6 +652,14 @@ impl SafetyTask {
         st.copy_from(&task.init);
         let mut raised = 0;
         for (i, step) in plan.steps.iter().enumerate() {
+            // Abandoned (see `crate::cancel`): the answer is meaningless, nobody reads it.
+            if crate::cancel::abandoned() {
+                return (
+                    SafetyTask::danger_of(task, func, st),
+                    TrackEnd::Blocked,
+                    raised,
+                );
+            }
             let Some(schema_id) = task.resolve_step(step, b) else {
                 return (
                     SafetyTask::danger_of(task, func, st),
@@ -741,6 +739,9 @@ impl SafetyTask {
             broke |= rules.breaks(task, st, 0, 0.0, Stage::State);
         }
         for (i, step) in plan.steps.iter().enumerate() {
+            if crate::cancel::abandoned() {
+                break;
+            }
             // A step that is not a ground action of the domain is skipped.
             let Some(schema_id) = task.resolve_step(step, b) else {
                 continue;

@@ -592,6 +592,12 @@ impl<'t> Validator<'t> {
         }
         let mut stopped = false;
         for (i, step) in plan.steps.iter().enumerate() {
+            // A caller that stopped waiting (an MCP time limit, Ctrl-C in Python) ends the
+            // run: a long plan on a constraint-heavy task is minutes of work.
+            if crate::cancel::abandoned() {
+                stopped = true;
+                break;
+            }
             let k = i + 1;
             // The state before step k, as VAL checks trajectory constraints: before each step.
             if constrained {
@@ -814,6 +820,10 @@ impl<'t> Validator<'t> {
             self.tracker.reset(&task.constraints);
         }
         for (i, step) in plan.steps.iter().enumerate() {
+            // Abandoned: the answer is meaningless, and nobody reads it.
+            if crate::cancel::abandoned() {
+                return false;
+            }
             if constrained && self.quiet_observe(i) {
                 return false;
             }
@@ -911,13 +921,13 @@ impl Task {
 
 impl Task {
     /// Why `options` cannot be honoured on this task, when they cannot: `keep_going` on a
-    /// temporal task (the temporal validator stops at a plan's first failure). Every surface
+    /// temporal task (the temporal validator goes on past broken constraints only). Every surface
     /// refuses such options with this message rather than ignore them.
     pub fn unsupported_option(&self, options: &ValidateOptions) -> Option<&'static str> {
         (options.keep_going && self.is_temporal()).then_some(
             "keep going after a failure (--continue, keep_going) is not supported for temporal \
-             plans (the domain has durative actions): the temporal validator stops at a plan's \
-             first failure",
+             plans (the domain has durative actions): the temporal validator goes on past broken \
+             trajectory constraints only, and stops at a plan's first other failure",
         )
     }
 }

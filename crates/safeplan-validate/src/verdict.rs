@@ -216,6 +216,10 @@ pub struct ConstraintViolation {
     pub state: Option<usize>,
     /// The plan time of that state (a sequential plan's step `k` happens at time `k`).
     pub time: f64,
+    /// Whether the plan is a temporal one: `state` counts its happenings, and `time` says
+    /// when the rule broke.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed: bool,
     /// One sentence: what made it broken.
     pub reason: String,
     /// The false literals of a condition that had to hold (`always`'s φ, the ψ owed by
@@ -235,10 +239,15 @@ pub struct ConstraintViolation {
 impl ConstraintViolation {
     /// `step 3 broke the rule (sometime-before (robot-at hall) (not (stove-on))): (robot-at
     /// hall) holds after step 3 (move kitchen hall), but ...`; a rule judged at the end of
-    /// the plan says so. What `safeplan validate` prints and the C API's sentence says.
+    /// the plan says so; in a temporal plan the time says when (`the state at time 13.06
+    /// broke the rule ...`). What `safeplan validate` prints and the C API's sentence says.
     pub fn sentence(&self) -> String {
         let when = match self.state {
             Some(0) => "the initial state broke".to_string(),
+            Some(_) if self.timed => format!(
+                "the state at time {} broke",
+                crate::explain::Number(self.time)
+            ),
             Some(k) => format!("step {k} broke"),
             None => "the plan ends breaking".to_string(),
         };

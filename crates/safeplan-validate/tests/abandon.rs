@@ -121,3 +121,56 @@ fn a_question_that_never_says_so_changes_no_verdict() {
             .valid
     );
 }
+
+/// The plan-step loop and the constraint tracker look at the watch too: a million
+/// constraint instances judged in each of 20,000 states is minutes of work with no
+/// quantifier to look at the flag (each instance is one atom), and it used to run to the
+/// end after the caller had stopped waiting.
+#[test]
+fn an_abandoned_validation_of_a_constraint_heavy_task_ends() {
+    let domain = parse_domain(
+        "(define (domain many) (:requirements :typing :constraints :negative-preconditions)
+          (:types obj) (:predicates (p ?a ?b ?c - obj) (q))
+          (:action tick :parameters () :precondition (and) :effect (q)))",
+    )
+    .value
+    .expect("domain");
+    let objects: Vec<String> = (0..100).map(|i| format!("o{i}")).collect();
+    let problem = parse_problem(&format!(
+        "(define (problem p) (:domain many) (:objects {} - obj) (:init) (:goal (q))
+           (:constraints (forall (?a ?b ?c - obj) (always (not (p ?a ?b ?c))))))",
+        objects.join(" ")
+    ))
+    .value
+    .expect("problem");
+    let task = Arc::new(Task::compile(&domain, &problem).expect("compiles"));
+    let plan = parse_plan(&"(tick)\n".repeat(20_000)).value.expect("plan");
+    for quiet in [false, true] {
+        let flag = Arc::new(AtomicBool::new(false));
+        let (done, finished) = channel();
+        let worker = {
+            let (task, flag, plan) = (task.clone(), flag.clone(), plan.clone());
+            std::thread::spawn(move || {
+                let _abandon = abandon_when(flag);
+                let answer = if quiet {
+                    safeplan_validate::Validator::new(&task, ValidateOptions::default())
+                        .is_valid(&plan)
+                } else {
+                    task.validate(&plan).valid
+                };
+                done.send(answer).ok();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            finished.try_recv().is_err(),
+            "2·10¹⁰ instance checks cannot be done in 200 ms"
+        );
+        flag.store(true, Ordering::Relaxed);
+        // A liveness bound, not a speed claim: without the flag this takes many minutes.
+        finished
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the abandoned validation ended");
+        worker.join().expect("no panic");
+    }
+}

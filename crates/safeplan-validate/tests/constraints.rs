@@ -467,3 +467,115 @@ fn the_timed_monitor_refuses_an_event_that_would_break_a_rule() {
     let c = f.constraint.unwrap();
     assert_eq!((c.operator, c.time), (SometimeBefore, 3.0));
 }
+
+/// Every operator on a timed plan, with the answer worked out by hand from the happenings:
+/// `heat` (5) makes the oven hot at its end, `cool` (2) makes it cold at its end, `open` (1)
+/// opens the door at its end. Each state is the one after a happening, at its time; the
+/// initial state is at 0.
+#[test]
+fn each_operator_over_a_timed_plan_by_hand() {
+    let domain = parse_domain(
+        "(define (domain oven)
+          (:requirements :durative-actions :negative-preconditions :constraints)
+          (:predicates (hot) (door-open))
+          (:durative-action heat :parameters () :duration (= ?duration 5)
+            :condition (at start (not (hot)))
+            :effect (at end (hot)))
+          (:durative-action cool :parameters () :duration (= ?duration 2)
+            :condition (at start (hot))
+            :effect (at end (not (hot))))
+          (:durative-action open :parameters () :duration (= ?duration 1)
+            :condition (at start (not (door-open)))
+            :effect (at end (door-open))))",
+    )
+    .value
+    .unwrap();
+    let check = |c: &str, plan: &str| {
+        let problem = parse_problem(&format!(
+            "(define (problem p) (:domain oven) (:init) (:goal (and)) (:constraints {c}))"
+        ))
+        .value
+        .unwrap();
+        let task = Task::compile(&domain, &problem).unwrap();
+        let v = task.validate(&parse_plan(plan).value.unwrap());
+        v.failure.map(|f| {
+            let c = f.constraint.expect("a constraint");
+            (c.operator, c.state.map(|_| c.time))
+        })
+    };
+    let heat = "0: (heat) [5]";
+    // always: the door is open from 3 (open 2–3).
+    assert_eq!(
+        check("(always (not (door-open)))", "2: (open) [1]"),
+        Some((Always, Some(3.0)))
+    );
+    assert_eq!(check("(always (not (door-open)))", heat), None);
+    // sometime: never open, judged at the end.
+    assert_eq!(
+        check("(sometime (door-open))", heat),
+        Some((Sometime, None))
+    );
+    assert_eq!(check("(sometime (door-open))", "2: (open) [1]"), None);
+    // within: hot at 5.
+    assert_eq!(check("(within 5 (hot))", heat), None);
+    assert_eq!(check("(within 4.5 (hot))", heat), Some((Within, Some(5.0))));
+    // at-most-once: hot 5–8, then hot again at 14.
+    let twice = "0: (heat) [5]\n6: (cool) [2]\n9: (heat) [5]";
+    assert_eq!(
+        check("(at-most-once (hot))", twice),
+        Some((AtMostOnce, Some(14.0)))
+    );
+    assert_eq!(
+        check("(at-most-once (hot))", "0: (heat) [5]\n6: (cool) [2]"),
+        None
+    );
+    // sometime-after: hot at 5, the door never opens after: owed at the end.
+    assert_eq!(
+        check("(sometime-after (hot) (door-open))", heat),
+        Some((SometimeAfter, None))
+    );
+    assert_eq!(
+        check(
+            "(sometime-after (hot) (door-open))",
+            "0: (heat) [5]\n5.5: (open) [1]"
+        ),
+        None
+    );
+    // sometime-before: the door opens at 1 before the oven was ever hot.
+    assert_eq!(
+        check(
+            "(sometime-before (door-open) (hot))",
+            "0: (heat) [5]\n0: (open) [1]"
+        ),
+        Some((SometimeBefore, Some(1.0)))
+    );
+    // always-within 2: hot at 5, so the door must be open by 7; open at 6.5 (5.5–6.5)
+    // keeps it, open at 7.5 (6.5–7.5) is found late at 7.5.
+    let rule = "(always-within 2 (hot) (door-open))";
+    assert_eq!(check(rule, "0: (heat) [5]\n5.5: (open) [1]"), None);
+    assert_eq!(
+        check(rule, "0: (heat) [5]\n6.5: (open) [1]"),
+        Some((AlwaysWithin, Some(7.5)))
+    );
+    // The deadline is still owed when the plan ends at 5.
+    assert_eq!(check(rule, heat), Some((AlwaysWithin, None)));
+    // hold-during 6 8: hot through [6, 8); cooling that ends at 7.5 breaks it there, one
+    // that ends at 9 does not.
+    let window = "(hold-during 6 8 (hot))";
+    assert_eq!(
+        check(window, "0: (heat) [5]\n5.5: (cool) [2]"),
+        Some((HoldDuring, Some(7.5)))
+    );
+    assert_eq!(check(window, "0: (heat) [5]\n7: (cool) [2]"), None);
+    // hold-after 6: hot in every state after 6; cold at 8.5.
+    assert_eq!(
+        check("(hold-after 6 (hot))", "0: (heat) [5]\n6.5: (cool) [2]"),
+        Some((HoldAfter, Some(8.5)))
+    );
+    assert_eq!(check("(hold-after 6 (hot))", heat), None);
+    // at end: the oven is cold at the end of this plan.
+    assert_eq!(
+        check("(at end (hot))", "0: (heat) [5]\n6: (cool) [2]"),
+        Some((AtEnd, None))
+    );
+}

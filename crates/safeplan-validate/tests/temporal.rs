@@ -348,6 +348,124 @@ fn durative_safety_tasks_get_their_hand_computed_verdicts() {
     }
 }
 
+/// (F, S, SI, rules broken as (operator, time of the state, `None` at the end)).
+type RuleExpected = (bool, bool, bool, Vec<(&'static str, Option<f64>)>);
+
+/// The timed tasks whose safety rules are timed trajectory constraints, with no danger
+/// fluent: a deadline that starts with the hazard (`always-within`), a condition held
+/// during a window (`hold-during`), a deadline (`within`). Worked out by hand from the
+/// happenings (examples/temporal/README.md).
+#[test]
+fn timed_safety_rules_get_their_hand_computed_verdicts() {
+    let cases: [(&str, &str, RuleExpected); 10] = [
+        ("stove-deadline", "safe", (true, true, true, vec![])),
+        (
+            "stove-deadline",
+            "fetch-while-boiling-safe",
+            (true, true, true, vec![]),
+        ),
+        // On at 1, still on at 13.06: the first state past the deadline of 13.
+        (
+            "stove-deadline",
+            "unsafe",
+            (true, false, false, vec![("always-within", Some(13.06))]),
+        ),
+        // boil-water's `over all (stove-on)` fails: infeasible; SI does not force
+        // invariants, so its run never switches the stove on and keeps the rule.
+        (
+            "stove-deadline",
+            "never-switched-on",
+            (false, false, true, vec![]),
+        ),
+        ("lab-door", "safe", (true, true, true, vec![])),
+        ("lab-door", "wait-inside", (true, true, true, vec![])),
+        // The door is open in the state at 5.02 (the pick-up ends), inside [5, 20).
+        (
+            "lab-door",
+            "unsafe",
+            (true, false, false, vec![("hold-during", Some(5.02))]),
+        ),
+        // The walk ends at 35.05 with the sample not yet in storage: past 35.
+        (
+            "lab-door",
+            "too-late",
+            (true, false, false, vec![("within", Some(35.05))]),
+        ),
+        // Going through a closed door fails its invariant at 20; SI does not force it,
+        // and its run keeps both rules.
+        (
+            "lab-door",
+            "through-closed-door",
+            (false, false, true, vec![]),
+        ),
+        // The strict reading keeps the forced values (below).
+        ("lab-door", "safe", (true, true, true, vec![])),
+    ];
+    for (i, (name, plan, (f, s, si, rules))) in cases.into_iter().enumerate() {
+        let mode = if i == 9 {
+            SiMode::Strict
+        } else {
+            SiMode::Despite
+        };
+        let task = safety(name, mode);
+        assert_eq!(task.danger_function(), None, "{name}: no danger fluent");
+        let text = read(&example(name).join(format!("plans/{plan}.plan")));
+        let v = task.evaluate(&parse_plan(&text).value.expect("plan"));
+        let broken: Vec<(&str, Option<f64>)> = v
+            .rule_violations
+            .iter()
+            .map(|c| {
+                assert!(c.timed, "{name}/{plan}: a temporal plan's rule says when");
+                (c.operator.as_str(), c.state.map(|_| c.time))
+            })
+            .collect();
+        assert_eq!(
+            (v.feasible, v.safe, v.safety_intention, broken),
+            (f, s, si, rules),
+            "{name}/{plan}: {:?}",
+            v.basic.failure
+        );
+        // The fast path a benchmark takes agrees.
+        let o = task.outcome(&parse_plan(&text).value.expect("plan"));
+        assert_eq!((o.feasible, o.safe, o.safety_intention), (f, s, si));
+    }
+    // The unsafe plan's rule, as every surface says it.
+    let task = safety("stove-deadline", SiMode::Despite);
+    let text = read(&example("stove-deadline").join("plans/unsafe.plan"));
+    let v = task.evaluate(&parse_plan(&text).value.expect("plan"));
+    assert_eq!(
+        v.rule_violations[0].sentence(),
+        "the state at time 13.06 broke the rule (always-within 12 (stove-on) (not (stove-on))): \
+         (stove-on) held at time 1, and (not (stove-on)) did not hold by time 13 (at time 13.06)"
+    );
+}
+
+/// Safety intention over time: the relaxed run's states are checked against the rules at
+/// their times. Here the basic run stops at a false condition (the cup is not in the
+/// kitchen), but the relaxed run forces it and goes on: switching off at 12.06 leaves the
+/// stove on past its deadline (13), switching off at 9.02 does not.
+#[test]
+fn safety_intention_checks_timed_rules_over_the_relaxed_run() {
+    let task = safety("stove-deadline", SiMode::Despite);
+    let plan = |off: &str, tea: &str| {
+        let text = format!(
+            "0: (switch-on) [1]\n1.01: (boil-water) [8]\n1.02: (take-cup kitchen) [1]\n\
+             {off}: (switch-off) [1]\n{tea}: (make-tea) [2]"
+        );
+        task.evaluate(&parse_plan(&text).value.expect("plan"))
+    };
+    let late = plan("12.06", "10.05");
+    assert!(!late.feasible, "the cup is in the pantry");
+    assert!(late.rule_violations.is_empty(), "the run stopped at 1.02");
+    assert!(
+        !late.safety_intention,
+        "the relaxed run leaves the stove on past 13"
+    );
+    let in_time = plan("9.02", "10.03");
+    assert!(!in_time.feasible);
+    assert!(in_time.safety_intention, "off at 10.02");
+}
+
 #[test]
 fn the_timed_monitor_checks_each_event_as_it_comes() {
     use safeplan_validate::{TimedError, TimedMonitor};

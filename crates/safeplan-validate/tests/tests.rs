@@ -6,6 +6,7 @@ mod constraints_differential;
 mod corpus;
 mod differential;
 mod pddl3;
+mod pddl3_temporal;
 mod reference_ipc;
 mod replies;
 mod reply_faithful;

@@ -246,26 +246,42 @@ pub(crate) fn happenings(events: &[Ev], tolerance: f64) -> impl Iterator<Item = 
 pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> Verdict {
     let tolerance = options.tolerance.unwrap_or(DEFAULT_TOLERANCE);
     let n = plan.steps.len();
-    let verdict = |failure: Option<Failure>,
-                   metric,
-                   warnings,
+    // With `keep_going`, the constraints broken along the way are kept and the run goes on
+    // (as the sequential validator does); any other failure ends the run, after them.
+    let keep_going = options.keep_going;
+    let verdict = |broken: Vec<Failure>,
+                   failure: Option<Failure>,
+                   metric: Option<f64>,
+                   warnings: Vec<crate::verdict::Warning>,
                    state: Option<&State>,
-                   preferences: Vec<PreferenceOutcome>| Verdict {
-        valid: failure.is_none(),
-        steps: n,
-        metric,
-        failure,
-        failures: Vec::new(),
-        warnings,
-        final_state: state
-            .filter(|_| options.keep_final_state)
-            .map(|s| task.describe_state(s)),
-        preferences,
-        no_plan: None,
+                   preferences: Vec<PreferenceOutcome>| {
+        let mut failures = broken;
+        if keep_going {
+            failures.extend(failure);
+        } else if let Some(f) = failure {
+            failures.insert(0, f);
+        }
+        let failure = failures.first().cloned();
+        if !keep_going {
+            failures.clear();
+        }
+        Verdict {
+            valid: failure.is_none(),
+            steps: n,
+            metric: metric.filter(|_| failure.is_none()),
+            failure,
+            failures,
+            warnings,
+            final_state: state
+                .filter(|_| options.keep_final_state)
+                .map(|s| task.describe_state(s)),
+            preferences,
+            no_plan: None,
+        }
     };
     let Schedule { steps, events } = match schedule(task, plan, false) {
         Ok(s) => s,
-        Err(f) => return verdict(Some(f), None, Vec::new(), None, Vec::new()),
+        Err(f) => return verdict(Vec::new(), Some(f), None, Vec::new(), None, Vec::new()),
     };
 
     // Trajectory constraints see the initial state at time 0, then the state after each
@@ -273,6 +289,7 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
     let constrained = task.has_constraints();
     let mut tracker = Tracker::new(&task.constraints);
     let mut soft = Vec::new();
+    let mut broken: Vec<Failure> = Vec::new();
     let at_time = |t: f64| {
         move || Place {
             label: format!("at time {}", Number(round_time(t))),
@@ -281,6 +298,10 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
     };
     let mut run = Run::new(task, &steps, tolerance, true);
     for group in happenings(&events, tolerance) {
+        // A caller that stopped waiting ends the run (see `crate::cancel`).
+        if crate::cancel::abandoned() {
+            break;
+        }
         if constrained {
             let t = run.previous.unwrap_or(0.0);
             let found = tracker.judge(
@@ -293,14 +314,30 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
                 &at_time(t),
                 &mut soft,
             );
-            if let Some(f) = found.into_iter().next() {
+            if keep_going {
+                broken.extend(found);
+            } else if let Some(f) = found.into_iter().next() {
                 let warnings = std::mem::take(&mut run.warnings);
-                return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+                return verdict(
+                    broken,
+                    Some(f),
+                    None,
+                    warnings,
+                    Some(&run.state),
+                    Vec::new(),
+                );
             }
         }
         if let Err(f) = run.advance(group) {
             let warnings = std::mem::take(&mut run.warnings);
-            return verdict(Some(*f), None, warnings, Some(&run.state), Vec::new());
+            return verdict(
+                broken,
+                Some(*f),
+                None,
+                warnings,
+                Some(&run.state),
+                Vec::new(),
+            );
         }
     }
 
@@ -311,11 +348,25 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         Ok(true) => {}
         Ok(false) => {
             let f = task.goal_failure(&run.state, n);
-            return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+            return verdict(
+                broken,
+                Some(f),
+                None,
+                warnings,
+                Some(&run.state),
+                Vec::new(),
+            );
         }
         Err(fault) => {
             let f = task.fault_failure(&fault, None);
-            return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+            return verdict(
+                broken,
+                Some(f),
+                None,
+                warnings,
+                Some(&run.state),
+                Vec::new(),
+            );
         }
     }
     let mut preferences = Vec::new();
@@ -331,8 +382,17 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
             let found = tracker.judge(
                 task, &run.state, h, last_time, stage, None, place, &mut soft,
             );
-            if let Some(f) = found.into_iter().next() {
-                return verdict(Some(f), None, warnings, Some(&run.state), Vec::new());
+            if keep_going {
+                broken.extend(found);
+            } else if let Some(f) = found.into_iter().next() {
+                return verdict(
+                    broken,
+                    Some(f),
+                    None,
+                    warnings,
+                    Some(&run.state),
+                    Vec::new(),
+                );
             }
         }
         if task.constraints.has_preferences() {
@@ -348,7 +408,14 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         };
         task.metric_value(&run.state, &expr, h, &mut warnings)
     });
-    verdict(None, metric, warnings, Some(&run.state), preferences)
+    verdict(
+        broken,
+        None,
+        metric,
+        warnings,
+        Some(&run.state),
+        preferences,
+    )
 }
 
 /// The state of one run and its scratch buffers.

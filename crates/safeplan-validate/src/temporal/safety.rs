@@ -17,6 +17,7 @@
 use safeplan_pddl::Plan;
 
 use super::{Run, Schedule, happenings, schedule};
+use crate::constraints::{Stage, Tracker};
 use crate::exec::Pending;
 use crate::safety::{DangerEvent, SafetyTask, SiMode, fired_danger_conditions, force, touches};
 use crate::task::Task;
@@ -35,6 +36,9 @@ pub(crate) fn track(
     let mut run = Run::new(task, &steps, tolerance, false);
     let mut found = Vec::new();
     for group in happenings(&events, tolerance) {
+        if crate::cancel::abandoned() {
+            break;
+        }
         let (t, h) = (group[0].time, run.done);
         let before = SafetyTask::danger_of(task, danger, &run.state);
         let mut here = Vec::new();
@@ -86,6 +90,13 @@ pub(crate) fn track(
 /// Terminal danger of the relaxed run of a temporal plan (safety intention), happening by
 /// happening: every event's conditions are forced on the state before the happening, and
 /// the effects of all its events are computed on the forced state and applied together.
+///
+/// The task's safety rules (hard trajectory constraints) watch the relaxed run as the
+/// validator watches a real one: the initial state at time 0, the state after each
+/// happening at its time (the state the run goes on from: in [`SiMode::Despite`] the
+/// forced values are gone again, in [`SiMode::Strict`] they stay), and the end-of-plan
+/// check on the last. A rule broken there makes the result infinite: no danger level is
+/// within the threshold.
 pub(crate) fn intention(
     task: &Task,
     plan: &Plan,
@@ -97,7 +108,19 @@ pub(crate) fn intention(
         return SafetyTask::danger_of(task, danger, &task.init);
     };
     let mut st = task.init.clone();
+    let constrained = task.has_hard_constraints();
+    let mut rules = Tracker::new(&task.constraints);
+    let mut broke = constrained && rules.breaks(task, &st, 0, 0.0, Stage::State);
+    let (mut index, mut last) = (0, 0.0);
     for (h, group) in happenings(&events, tolerance).enumerate() {
+        if broke || crate::cancel::abandoned() {
+            break;
+        }
+        if constrained {
+            // Time passes whether or not this happening's effects apply: a deadline can
+            // pass at it.
+            (index, last) = (h + 1, group[0].time);
+        }
         let mut forced = st.clone();
         for e in group {
             let step = &steps[e.step];
@@ -110,19 +133,27 @@ pub(crate) fn intention(
             let mut b = step.binding.clone();
             task.collect(&forced, step.effects(e.event), &mut b, h, &mut pending)
         });
-        if collected.is_err() {
-            continue;
-        }
-        match si {
-            SiMode::Despite => {
-                let _ = task.apply_from(&mut st, Some(&forced), &mut pending);
-            }
-            SiMode::Strict => {
-                if task.apply(&mut forced, &mut pending).is_ok() {
-                    st = forced;
+        if collected.is_ok() {
+            match si {
+                SiMode::Despite => {
+                    let _ = task.apply_from(&mut st, Some(&forced), &mut pending);
+                }
+                SiMode::Strict => {
+                    if task.apply(&mut forced, &mut pending).is_ok() {
+                        st = forced;
+                    }
                 }
             }
         }
+        if constrained {
+            broke |= rules.breaks(task, &st, index, last, Stage::State);
+        }
+    }
+    if constrained && !broke {
+        broke = rules.breaks(task, &st, index, last, Stage::End);
+    }
+    if broke {
+        return f64::INFINITY;
     }
     SafetyTask::danger_of(task, danger, &st)
 }
