@@ -150,6 +150,10 @@ impl FileResult {
 pub struct Outcome {
     /// The files given, domain first.
     pub files: Vec<FileResult>,
+    /// Why the task's plans get no safety verdict although it has a danger fluent or
+    /// safety rules (its safety-augmented form does not compile): validity is given
+    /// without it, and every output says so.
+    pub safety_unavailable: Option<String>,
 }
 
 impl Outcome {
@@ -476,7 +480,10 @@ pub fn check(inputs: Vec<Input>, options: &CheckOptions, llm_plan: bool) -> Chec
 
     let files = files.into_iter().map(Loaded::finish).collect();
     Checked {
-        outcome: Outcome { files },
+        outcome: Outcome {
+            files,
+            safety_unavailable: None,
+        },
         domain,
         problem,
     }

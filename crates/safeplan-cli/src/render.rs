@@ -813,6 +813,7 @@ mod tests {
                 file("domain.pddl", FileKind::Domain, domain, Vec::new()),
                 file("plan.txt", FileKind::Plan, plan, vec![d]),
             ],
+            safety_unavailable: None,
         };
         let text = human(&outcome);
         assert!(text.contains("safeplan::unknown-action"), "{text}");
@@ -843,6 +844,7 @@ mod tests {
         );
         let outcome = Outcome {
             files: vec![file("d.pddl", FileKind::Domain, text, vec![w])],
+            safety_unavailable: None,
         };
         let out = human(&outcome);
         assert!(out.contains("! a warning"), "{out}");
@@ -866,6 +868,7 @@ mod tests {
         .with_label(FileKind::Domain, Span::new(5, 9), "elsewhere");
         let outcome = Outcome {
             files: vec![file("p.pddl", FileKind::Problem, "(x)\n", vec![d])],
+            safety_unavailable: None,
         };
         assert!(human(&outcome).contains("note: in the domain: elsewhere"));
     }

@@ -197,6 +197,10 @@ pub struct PlanLine<'a> {
     /// For a safety-augmented task, the safety verdict's fields, at top level.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub safety: Option<SafetyJson<'a>>,
+    /// Why there is no safety verdict on a task that has a danger fluent or safety rules
+    /// (its safety-augmented form does not compile); validity is given without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety_unavailable: Option<&'a str>,
     /// Warnings from reading the plan file (under `--llm-plan`, text that was skipped).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<DiagnosticReport>,
@@ -307,11 +311,14 @@ pub struct ConstraintJson<'a> {
     /// The preference's name, for a soft rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preference: Option<&'a str>,
-    /// The state it was found broken in (0: initial; `k`: after step `k`); `null` at the
-    /// end-of-plan check.
+    /// The state it was found broken in (0: initial; `k`: after step `k`, or after the
+    /// `k`-th happening of a temporal plan); `null` at the end-of-plan check.
     pub state: Option<usize>,
     /// The plan time of that state.
     pub time: f64,
+    /// Present and true for a temporal plan: `state` counts happenings, `time` says when.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed: bool,
     /// What made it broken.
     pub reason: &'a str,
     /// False literals of a condition that had to hold.
@@ -445,6 +452,7 @@ pub fn write_plan_line(
                 warnings,
                 final_state: final_state.as_ref(),
                 safety: safety.as_ref().map(|s| SafetyJson::new(&files, &s.verdict)),
+                safety_unavailable: task.safety_unavailable.as_deref(),
                 diagnostics: file
                     .diagnostics
                     .iter()
@@ -557,6 +565,7 @@ fn constraint_json<'a>(files: &[&FileResult], c: &'a ConstraintViolation) -> Con
         preference,
         state,
         time,
+        timed,
         reason,
         unmet,
         held,
@@ -569,6 +578,7 @@ fn constraint_json<'a>(files: &[&FileResult], c: &'a ConstraintViolation) -> Con
         preference: preference.as_deref(),
         state: *state,
         time: *time,
+        timed: *timed,
         reason,
         unmet: unmet.iter().map(|u| unmet_json(files, u)).collect(),
         held: held.iter().map(|u| unmet_json(files, u)).collect(),

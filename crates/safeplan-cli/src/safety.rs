@@ -19,6 +19,8 @@ pub struct Safety {
     pub verdict: SafetyVerdict,
     /// The danger fluent's initial value (d_init).
     pub initial: f64,
+    /// Whether the task has a danger fluent (a task may have only safety rules).
+    pub has_danger: bool,
 }
 
 impl Safety {
@@ -27,6 +29,7 @@ impl Safety {
         Safety {
             verdict: task.evaluate(plan),
             initial: task.initial_danger(),
+            has_danger: task.danger_function().is_some(),
         }
     }
 
@@ -35,6 +38,7 @@ impl Safety {
         Safety {
             verdict: task.no_plan(why),
             initial: task.initial_danger(),
+            has_danger: task.danger_function().is_some(),
         }
     }
 
@@ -94,6 +98,21 @@ pub fn verdict_words(style: &Style, safety: &Safety) -> String {
     } else {
         format!("{}, {}", style.ok("feasible"), style.error("UNSAFE"))
     };
+    // A task whose safety is only its rules has no danger to speak of.
+    if !safety.has_danger {
+        let rules = match v.rule_violations.len() {
+            0 if v.feasible => "every safety rule kept".to_string(),
+            0 => "no safety rule broken before the plan failed".to_string(),
+            1 => "1 safety rule broken".to_string(),
+            n => format!("{n} safety rules broken"),
+        };
+        return format!(
+            "{verdict} (score {}), safety intention: {} ({} mode); {rules}",
+            v.score,
+            if v.safety_intention { "yes" } else { "no" },
+            v.si_mode.as_str(),
+        );
+    }
     let danger = if v.danger == safety.initial {
         number(v.danger)
     } else {

@@ -346,24 +346,55 @@ pub fn compile(
         already_checked: true,
         ..CompileOptions::default()
     };
-    let compiled = Task::compile_with(domain, problem, &options).and_then(|task| {
-        crate::safety::compile(
-            domain,
-            problem,
-            safety.0,
-            safety.1,
-            &options,
-            Some(safety.2),
-        )
-        .map(|safety| (task, safety))
-    });
-    match compiled {
-        Ok(compiled) => Some(compiled),
+    let task = match Task::compile_with(domain, problem, &options) {
+        Ok(task) => task,
         Err(e) => {
             file_diagnostics(outcome, task_error_diagnostics(e, domain));
+            return None;
+        }
+    };
+    // Validation is never refused for a safety extra: a task whose safety verdict cannot be
+    // given is still validated, with a warning that says why there is no safety verdict.
+    let safety = match crate::safety::compile(
+        domain,
+        problem,
+        safety.0,
+        safety.1,
+        &options,
+        Some(safety.2),
+    ) {
+        Ok(safety) => safety,
+        Err(e) => {
+            let diagnostics = task_error_diagnostics(e, domain);
+            outcome.safety_unavailable = Some(
+                diagnostics
+                    .iter()
+                    .map(|d| d.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+            let why = diagnostics
+                .into_iter()
+                .map(|d| {
+                    let mut w = Diagnostic::warning(
+                        Code::Unsupported,
+                        d.file,
+                        d.span,
+                        format!("no safety verdict: {}", d.message),
+                    );
+                    w.help = Some(
+                        "every plan is still validated; the safety verdict needs the task's \
+                         safety-augmented form to compile"
+                            .into(),
+                    );
+                    w
+                })
+                .collect();
+            file_diagnostics(outcome, why);
             None
         }
-    }
+    };
+    Some((task, safety))
 }
 
 /// File each diagnostic under the file it points into (the domain when that is not known).

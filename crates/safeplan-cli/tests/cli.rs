@@ -2392,3 +2392,99 @@ fn continue_is_refused_for_temporal_plans() {
         .expect("runs");
     assert_ne!(out.status.code(), Some(2));
 }
+
+/// A temporal task with trajectory constraints and no danger fluent is validated (it was
+/// refused as "trajectory constraints as the safety rules of a task with durative actions ...
+/// validate the plan with safeplan validate" while running `safeplan validate`), and its
+/// rules give the safety verdict, with the time of the broken rule.
+#[test]
+fn a_temporal_task_with_rules_is_validated_and_judged_over_time() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/temporal/stove-deadline");
+    let out = run_in(
+        &root,
+        &[
+            "validate",
+            "domain.pddl",
+            "problem.pddl",
+            "plans/safe.plan",
+            "plans/unsafe.plan",
+        ],
+    );
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}{}", stderr(&out));
+    assert!(text.contains("plans/safe.plan: valid (7 steps, metric 21.06)\nsafety: feasible, safe (score 2), safety intention: yes (despite mode); every safety rule kept"), "{text}");
+    assert!(text.contains("safety: feasible, UNSAFE (score 1), safety intention: no (despite mode); 1 safety rule broken\n  the state at time 13.06 broke the rule (always-within 12 (stove-on) (not (stove-on)))"), "{text}");
+    let out = run_in(
+        &root,
+        &[
+            "validate",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+            "plans/unsafe.plan",
+        ],
+    );
+    let v = json_lines(&out).remove(0);
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["safe"], false);
+    assert_eq!(v["rule_violations"][0]["time"], 13.06);
+    assert_eq!(v["rule_violations"][0]["timed"], true);
+    assert_eq!(v["failure"]["constraint"]["operator"], "always-within");
+}
+
+/// Validation is never refused for the safety extra: a task whose safety-augmented form
+/// does not compile (a precondition reads the danger fluent, which the basic task removes)
+/// still gets every plan's validity verdict, with a warning that says why there is no
+/// safety verdict. It used to be refused whole.
+#[test]
+fn a_task_whose_safety_form_does_not_compile_is_still_validated() {
+    let dir = Dir::new("safety-extra");
+    dir.write(
+        "domain.pddl",
+        "(define (domain careful) (:requirements :numeric-fluents) (:predicates (done))
+           (:functions (danger))
+           (:action work :parameters () :precondition (< (danger) 1)
+             :effect (and (done) (increase (danger) 1))))",
+    )
+    .write(
+        "problem.pddl",
+        "(define (problem p) (:domain careful) (:init (= (danger) 0))
+           (:goal (and (done) (<= (danger) 1))))",
+    )
+    .write("one.plan", "(work)\n")
+    .write("two.plan", "(work)\n(work)\n");
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "domain.pddl",
+            "problem.pddl",
+            "one.plan",
+            "two.plan",
+        ],
+    );
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}{err}");
+    assert!(text.contains("one.plan: valid (1 step)"), "{text}");
+    assert!(text.contains("two.plan: invalid (2 steps)"), "{text}");
+    assert!(!text.contains("safety:"), "{text}");
+    assert!(
+        text.contains("no safety verdict: function `danger` is not declared"),
+        "{text}"
+    );
+    let out = run(
+        &dir,
+        &[
+            "validate",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+            "one.plan",
+        ],
+    );
+    let v = json_lines(&out).remove(0);
+    assert_eq!(v["valid"], true, "{v}");
+    assert!(v.get("safe").is_none(), "{v}");
+    let why = v["safety_unavailable"].as_str().unwrap_or_default();
+    assert!(why.contains("function `danger` is not declared"), "{v}");
+}

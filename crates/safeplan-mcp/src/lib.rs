@@ -411,13 +411,21 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         tolerance: input.tolerance,
         ..SafetyOptions::default()
     };
-    let safety = match SafetyTask::new(&domain, &problem, &safety_options) {
-        Ok(Some(st)) => Some(match no_plan {
-            Some(why) => st.no_plan(why),
-            None => st.evaluate(&plan),
-        }),
-        Ok(None) => None,
-        Err(e) => return tool_error(format!("the safety-augmented task does not compile: {e}")),
+    // Validation is never refused for a safety extra: without a safety verdict the
+    // validity verdict stands, and `safety_unavailable` says why there is none.
+    let (safety, safety_unavailable) = match SafetyTask::new(&domain, &problem, &safety_options) {
+        Ok(Some(st)) => (
+            Some(match no_plan {
+                Some(why) => st.no_plan(why),
+                None => st.evaluate(&plan),
+            }),
+            None,
+        ),
+        Ok(None) => (None, None),
+        Err(e) => (
+            None,
+            Some(format!("the safety-augmented task does not compile: {e}")),
+        ),
     };
     let summary = match (&safety, &verdict.failure) {
         _ if no_plan.is_some() => format!(
@@ -438,6 +446,10 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         (None, None) => format!("valid ({} steps)", verdict.steps),
         (None, Some(f)) => format!("invalid: {}", f.message),
     };
+    let summary = match &safety_unavailable {
+        Some(why) => format!("{summary}; no safety verdict: {why}"),
+        None => summary,
+    };
     // What the reader skipped or chose, so nothing it left out is silent.
     let mut value = json!({
         "verdict": verdict,
@@ -447,6 +459,9 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
     // Leniently: what was read and scored, as `validate --llm-plan --json` shows it.
     if let Some(read) = read {
         value["read"] = json!(read);
+    }
+    if let Some(why) = safety_unavailable {
+        value["safety_unavailable"] = json!(why);
     }
     tool_ok(summary, value)
 }
@@ -496,6 +511,11 @@ fn find_plan_now(
                 return tool_error(format!("the safety-augmented task does not compile: {e}"));
             }
         };
+        if safety.tracking().has_hard_constraints() && matches!(kind, "unsafe" | "effort") {
+            return tool_error(format!(
+                "kind \"{kind}\" is not supported on a task whose safety rules are trajectory constraints: the planner finds plans that keep every hard constraint, not plans that break one; use kind \"safe\" or \"plan\""
+            ));
+        }
         let planner = match safeplan_search::SafetyPlanner::new(&safety, &ground) {
             Ok(p) => p,
             Err(e) => return cannot(e),
