@@ -111,7 +111,36 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
         hint: None,
     };
 
+    // The planner keeps hard constraints; it does not look for plans that break one. On a
+    // task whose safety rules are constraints an unsafe plan is one that breaks a rule (or
+    // raises danger while keeping them all), so a search that keeps them would miss most.
+    if let Some(safety) = &safety
+        && safety.tracking().has_hard_constraints()
+        && matches!(target, Target::Unsafe | Target::Effort)
+    {
+        return Err(Failure::Input {
+            message: format!(
+                "--{} is not supported on a task whose safety rules are trajectory \
+                 constraints: the planner finds plans that keep every hard constraint, not \
+                 plans that break one",
+                if target == Target::Unsafe {
+                    "unsafe"
+                } else {
+                    "effort"
+                }
+            ),
+            hint: Some("plan with --safe (the default) or --basic".into()),
+        });
+    }
     let (report, status) = match (&safety, target) {
+        // The basic task: danger and the rules removed, as the planner-facing task.
+        (Some(safety), Target::Basic) if safety.tracking().has_hard_constraints() => {
+            let planner = Planner::new(safety.basic(), &ground).map_err(cannot)?;
+            let result = planner.plan(&options);
+            let found = checked(&result, target, safety.basic(), None)?;
+            let report = found.report(&result, target, args, planner.grounding());
+            (report, status_of(&result))
+        }
         (Some(safety), Target::Effort) => {
             let planner = SafetyPlanner::new(safety, &ground).map_err(cannot)?;
             let effort = planner.effort(&options);
@@ -167,6 +196,22 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
             let report = found.report(&result, target, args, planner.grounding());
             (report, status_of(&result))
         }
+    };
+    // Preferences are soft and the planner does not optimise them: said, never silent.
+    let report = if !task.has_preferences() {
+        report
+    } else if args.json {
+        match serde_json::from_str::<serde_json::Value>(&report) {
+            Ok(mut v) => {
+                v["preferences_ignored"] = json!(true);
+                v.to_string() + "\n"
+            }
+            Err(_) => report,
+        }
+    } else {
+        report
+            + "; preferences ignored: the planner keeps every hard constraint but does not \
+               optimise preferences (validate the plan to see their violations)\n"
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

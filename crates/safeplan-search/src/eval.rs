@@ -42,16 +42,20 @@ pub(crate) fn arith(op: ArithOp, vals: &[f64]) -> Option<f64> {
 pub(crate) struct Layout {
     /// Words of atom bits.
     pub bits: usize,
-    /// Total words (bits plus one per numeric variable).
+    /// The first word of the hard constraints' automata (after the numeric variables).
+    pub rules: usize,
+    /// Total words (bits, one per numeric variable, the automata's words).
     pub words: usize,
 }
 
 impl Layout {
     pub fn new(task: &GroundTask) -> Layout {
         let bits = task.atoms.len().div_ceil(64);
+        let rules = bits + task.vars.len();
         Layout {
             bits,
-            words: bits + task.vars.len(),
+            rules,
+            words: rules + task.rules.words(),
         }
     }
 }

@@ -170,6 +170,8 @@ pub struct GroundTask {
     pub(crate) goal_possible: bool,
     pub(crate) action_names: Vec<String>,
     pub(crate) object_names: Vec<String>,
+    /// The hard trajectory constraints, compiled into the search (`crate::rules`).
+    pub(crate) rules: crate::rules::Rules,
 }
 
 /// Facts of one predicate reached so far, indexed by argument position.
@@ -1033,9 +1035,9 @@ fn unsupported(task: &Task) -> Option<GroundError> {
             feature: "derived predicates (:derived)",
         });
     }
-    if task.has_hard_constraints() {
+    if task.hard_constraints().count() > crate::rules::MAX_PLANNED_INSTANCES {
         return Some(GroundError::Unsupported {
-            feature: "trajectory constraints (:constraints)",
+            feature: "more than 4,096 ground instances of hard trajectory constraints",
         });
     }
     fn num(e: &NumExpr) -> bool {
@@ -1204,6 +1206,19 @@ impl GroundTask {
 
         let mut b = vec![0; task.goal_slots()];
         let goal = split(compiler.cond(task.goal(), &mut b));
+        let rules = task
+            .hard_constraints()
+            .map(|h| {
+                let mut b = vec![0; task.constraint_slots().max(h.binding.len())];
+                b[..h.binding.len()].copy_from_slice(h.binding);
+                crate::rules::GroundRule {
+                    op: h.operator,
+                    phi: compiler.cond(h.phi, &mut b),
+                    psi: h.psi.map(|c| compiler.cond(c, &mut b)),
+                    times: h.times,
+                }
+            })
+            .collect();
         let init = task
             .true_atoms(&init_state)
             .into_iter()
@@ -1225,6 +1240,7 @@ impl GroundTask {
             slack: task.numeric_slack(),
             action_names: task.schemas().iter().map(|s| s.name.to_string()).collect(),
             object_names: task.objects().iter().map(|o| o.name.to_string()).collect(),
+            rules: crate::rules::Rules::new(rules),
         })
     }
 

@@ -73,9 +73,11 @@ mod eval;
 mod ground;
 mod heuristic;
 mod planner;
+mod rules;
 mod search;
 
 pub use error::GroundError;
 pub use ground::{CancelFlag, GroundOptions, GroundTask};
 pub use planner::{GroundStats, Planner, SafetyEffort, SafetyPlanner, SearchOptions};
+pub use rules::MAX_PLANNED_INSTANCES;
 pub use search::{Algorithm, LimitKind, Limits, Outcome, SearchResult, Stats};

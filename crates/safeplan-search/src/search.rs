@@ -321,6 +321,10 @@ impl<'a> Run<'a> {
     fn is_goal(&self, s: &[u64]) -> bool {
         if !self.goal.possible
             || eval::pre_holds(self.goal.pre, s, self.space.layout, self.task.slack) != Some(true)
+            || !self
+                .task
+                .rules
+                .accept(s, self.space.layout, self.task.slack)
         {
             return false;
         }
@@ -412,6 +416,15 @@ impl<'a> Run<'a> {
                 self.stats.dead_ends += 1;
                 continue;
             }
+            // A step whose state would break a hard constraint is not taken.
+            if !self
+                .task
+                .rules
+                .observe(&mut self.next, layout, u64::from(depth), self.task.slack)
+            {
+                self.stats.dead_ends += 1;
+                continue;
+            }
             let next = std::mem::take(&mut self.next);
             let (nid, new) = self.space.insert(&next, id, o, depth);
             self.next = next;
@@ -459,6 +472,11 @@ pub(crate) fn search(
         eval::store(&mut init, layout, i as u32, v.init);
     }
     run.next.clone_from(&init);
+    // The initial state is the trajectory's first: it may already break a rule.
+    if !task.rules.observe(&mut run.next, layout, 0, task.slack) {
+        run.stats.dead_ends += 1;
+        return run.finish(Outcome::Unsolvable, algorithm);
+    }
     if let Verdict::Prune = run.bound_state() {
         // A safe search whose danger starts above the bound: nothing can bring it down.
         run.stats.dead_ends += 1;

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod brute;
+mod constrained;
 mod demo;
 mod ipc;
 mod semantics;

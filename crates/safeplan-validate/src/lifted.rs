@@ -22,7 +22,51 @@ pub fn compare(op: CmpOp, l: f64, r: f64, slack: f64) -> bool {
     crate::exec::compare(op, l, r, slack)
 }
 
+/// One ground instance of a hard trajectory constraint (a `forall` around a rule makes one
+/// per binding), for a planner that compiles the rules into its search: the operator, its
+/// conditions over the binding, and the times written.
+#[derive(Clone, Copy, Debug)]
+pub struct HardConstraint<'t> {
+    /// The operator.
+    pub operator: safeplan_pddl::ast::ConstraintOp,
+    /// The first condition (the trigger of the two-condition operators).
+    pub phi: &'t Cond,
+    /// The second condition of `sometime-after`, `sometime-before`, `always-within`.
+    pub psi: Option<&'t Cond>,
+    /// The deadline of `within` / `always-within`, the start of `hold-after`, both ends of
+    /// `hold-during` (unused entries are 0).
+    pub times: [f64; 2],
+    /// The objects of the `forall` variables around it, in slots `0..binding.len()`; the
+    /// conditions' own quantifiers use the slots after, up to
+    /// [`Task::constraint_slots`].
+    pub binding: &'t [ObjId],
+}
+
 impl Task {
+    /// Every ground instance of the task's hard trajectory constraints (preferences are
+    /// left out: they are soft).
+    pub fn hard_constraints(&self) -> impl Iterator<Item = HardConstraint<'_>> {
+        let c = &self.constraints;
+        c.instances
+            .iter()
+            .filter(|i| c.groups[i.group as usize] == crate::constraints::Strength::Hard)
+            .map(move |i| {
+                let rule = &c.rules[i.rule as usize];
+                HardConstraint {
+                    operator: rule.op,
+                    phi: &rule.phi,
+                    psi: rule.psi.as_ref(),
+                    times: rule.times,
+                    binding: c.binding(i),
+                }
+            })
+    }
+
+    /// The binding slots the constraints' conditions need.
+    pub fn constraint_slots(&self) -> usize {
+        self.constraints.slots
+    }
+
     /// The lifted actions, in declaration order (an action's id is its index).
     pub fn schemas(&self) -> &[Schema] {
         &self.schemas

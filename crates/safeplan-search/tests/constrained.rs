@@ -1,0 +1,185 @@
+//! The planner with hard trajectory constraints against brute force: on small random
+//! propositional tasks with random constraints of every operator, every plan a search
+//! returns is valid for the validator (it keeps every hard constraint), and the shortest
+//! valid plan found by trying every action sequence up to a length agrees with BFS and A*:
+//! same length when one exists within it, none shorter when the search finds a longer one
+//! or proves there is none.
+
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use safeplan_search::{Algorithm, GroundOptions, Limits, Outcome, Planner, SearchOptions};
+use safeplan_validate::{ValidateOptions, Validator};
+
+use crate::{as_plan, task};
+
+/// Sequences up to this length are tried by brute force.
+const DEPTH: usize = 4;
+
+fn literal() -> impl Strategy<Value = String> {
+    (0..5usize, prop::bool::weighted(0.6)).prop_map(|(a, positive)| {
+        if positive {
+            format!("(q{a})")
+        } else {
+            format!("(not (q{a}))")
+        }
+    })
+}
+
+fn condition() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => literal(),
+        1 => (literal(), literal()).prop_map(|(a, b)| format!("(and {a} {b})")),
+        1 => (literal(), literal()).prop_map(|(a, b)| format!("(or {a} {b})")),
+    ]
+}
+
+fn constraint() -> impl Strategy<Value = String> {
+    let t = 0..5u32;
+    prop_oneof![
+        condition().prop_map(|c| format!("(always {c})")),
+        condition().prop_map(|c| format!("(sometime {c})")),
+        (t.clone(), condition()).prop_map(|(t, c)| format!("(within {t} {c})")),
+        condition().prop_map(|c| format!("(at-most-once {c})")),
+        (condition(), condition()).prop_map(|(a, b)| format!("(sometime-after {a} {b})")),
+        (condition(), condition()).prop_map(|(a, b)| format!("(sometime-before {a} {b})")),
+        (t.clone(), condition(), condition())
+            .prop_map(|(t, a, b)| format!("(always-within {t} {a} {b})")),
+        (t.clone(), 1..4u32, condition())
+            .prop_map(|(a, d, c)| format!("(hold-during {a} {} {c})", a + d)),
+        (t, condition()).prop_map(|(t, c)| format!("(hold-after {t} {c})")),
+        condition().prop_map(|c| format!("(at end {c})")),
+    ]
+}
+
+/// A random propositional task over five atoms with one to three hard constraints.
+fn constrained() -> impl Strategy<Value = (String, String)> {
+    let action = (
+        prop::collection::vec(literal(), 0..=2),
+        prop::collection::vec(0..5usize, 1..=2),
+        prop::collection::vec(0..5usize, 0..=2),
+    );
+    (
+        prop::collection::vec(action, 3..=6),
+        prop::collection::vec(0..5usize, 0..=3),
+        prop::collection::vec(literal(), 1..=2),
+        prop::collection::vec(constraint(), 1..=3),
+    )
+        .prop_map(|(actions, init, goal, constraints)| {
+            let mut d = String::from(
+                "(define (domain prop) (:requirements :adl :constraints)\n (:predicates (q0) (q1) (q2) (q3) (q4))\n",
+            );
+            for (i, (pre, adds, dels)) in actions.into_iter().enumerate() {
+                let mut eff: Vec<String> = adds.iter().map(|a| format!("(q{a})")).collect();
+                eff.extend(
+                    dels.iter()
+                        .filter(|d| !adds.contains(d))
+                        .map(|d| format!("(not (q{d}))")),
+                );
+                d += &format!(
+                    " (:action a{i} :parameters () :precondition (and {}) :effect (and {}))\n",
+                    pre.join(" "),
+                    eff.join(" ")
+                );
+            }
+            d += ")";
+            let init: Vec<String> = init.iter().map(|a| format!("(q{a})")).collect();
+            let p = format!(
+                "(define (problem p) (:domain prop) (:init {}) (:goal (and {}))\n (:constraints (and {})))",
+                init.join(" "),
+                goal.join(" "),
+                constraints.join(" ")
+            );
+            (d, p)
+        })
+}
+
+/// The shortest valid plan of at most [`DEPTH`] steps, by trying every sequence.
+fn shortest(validator: &mut Validator<'_>, actions: &[String]) -> Option<usize> {
+    let mut layer: Vec<Vec<String>> = vec![Vec::new()];
+    for depth in 0..=DEPTH {
+        if layer.iter().any(|p| validator.is_valid(&as_plan(p))) {
+            return Some(depth);
+        }
+        layer = layer
+            .iter()
+            .flat_map(|p| {
+                actions.iter().map(move |a| {
+                    let mut q = p.clone();
+                    q.push(a.clone());
+                    q
+                })
+            })
+            .collect();
+    }
+    None
+}
+
+fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
+    let task = task(domain, problem);
+    let planner = Planner::new(&task, &GroundOptions::default())
+        .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    let actions: Vec<String> = task
+        .schemas()
+        .iter()
+        .map(|s| format!("({})", s.name))
+        .collect();
+    let mut validator = Validator::new(&task, ValidateOptions::default());
+    let brute = shortest(&mut validator, &actions);
+    for algorithm in [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs] {
+        let result = planner.plan(&SearchOptions {
+            algorithm,
+            limits: Limits {
+                max_states: Some(200_000),
+                ..Limits::default()
+            },
+        });
+        match &result.outcome {
+            Outcome::Found { plan } => {
+                let verdict = task.validate(&as_plan(plan));
+                prop_assert!(
+                    verdict.valid,
+                    "{algorithm:?} returned {plan:?}, which the validator rejects: {:?}\n{domain}\n{problem}",
+                    verdict.failure.map(|f| f.message)
+                );
+                if algorithm.is_optimal() {
+                    match brute {
+                        Some(n) => prop_assert_eq!(
+                            plan.len(),
+                            n,
+                            "{:?}\n{}\n{}",
+                            algorithm,
+                            domain,
+                            problem
+                        ),
+                        None => prop_assert!(plan.len() > DEPTH, "{domain}\n{problem}"),
+                    }
+                } else if let Some(n) = brute {
+                    prop_assert!(plan.len() >= n);
+                }
+            }
+            Outcome::Unsolvable => {
+                prop_assert!(
+                    brute.is_none(),
+                    "{algorithm:?} proved no plan, brute force found one of {brute:?} steps\n{domain}\n{problem}"
+                );
+            }
+            Outcome::LimitReached { .. } => {
+                prop_assert!(false, "{algorithm:?} hit the state limit on a 5-atom task");
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn plans_keep_every_hard_constraint_and_are_shortest((domain, problem) in constrained()) {
+        check(&domain, &problem)?;
+    }
+}
