@@ -222,10 +222,7 @@ fn run(
                 eprintln!(
                     "VAL rejects {}: {}",
                     plan.display(),
-                    text.lines()
-                        .filter(|l| !l.trim().is_empty())
-                        .last()
-                        .unwrap_or("")
+                    text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("")
                 );
             }
         }
