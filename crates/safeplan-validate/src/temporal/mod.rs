@@ -279,9 +279,21 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
             no_plan: None,
         }
     };
+    let fail =
+        |broken, f, warnings, state| verdict(broken, Some(f), None, warnings, state, Vec::new());
+    // What a constraint judgement found broken: kept under `keep_going` (the run goes on),
+    // otherwise the first is the run's failure.
+    let stop_at = |found: Vec<Failure>, broken: &mut Vec<Failure>| {
+        if keep_going {
+            broken.extend(found);
+            None
+        } else {
+            found.into_iter().next()
+        }
+    };
     let Schedule { steps, events } = match schedule(task, plan, false) {
         Ok(s) => s,
-        Err(f) => return verdict(Vec::new(), Some(f), None, Vec::new(), None, Vec::new()),
+        Err(f) => return fail(Vec::new(), f, Vec::new(), None),
     };
 
     // Trajectory constraints see the initial state at time 0, then the state after each
@@ -314,30 +326,14 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
                 &at_time(t),
                 &mut soft,
             );
-            if keep_going {
-                broken.extend(found);
-            } else if let Some(f) = found.into_iter().next() {
+            if let Some(f) = stop_at(found, &mut broken) {
                 let warnings = std::mem::take(&mut run.warnings);
-                return verdict(
-                    broken,
-                    Some(f),
-                    None,
-                    warnings,
-                    Some(&run.state),
-                    Vec::new(),
-                );
+                return fail(broken, f, warnings, Some(&run.state));
             }
         }
         if let Err(f) = run.advance(group) {
             let warnings = std::mem::take(&mut run.warnings);
-            return verdict(
-                broken,
-                Some(*f),
-                None,
-                warnings,
-                Some(&run.state),
-                Vec::new(),
-            );
+            return fail(broken, *f, warnings, Some(&run.state));
         }
     }
 
@@ -348,25 +344,11 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
         Ok(true) => {}
         Ok(false) => {
             let f = task.goal_failure(&run.state, n);
-            return verdict(
-                broken,
-                Some(f),
-                None,
-                warnings,
-                Some(&run.state),
-                Vec::new(),
-            );
+            return fail(broken, f, warnings, Some(&run.state));
         }
         Err(fault) => {
             let f = task.fault_failure(&fault, None);
-            return verdict(
-                broken,
-                Some(f),
-                None,
-                warnings,
-                Some(&run.state),
-                Vec::new(),
-            );
+            return fail(broken, f, warnings, Some(&run.state));
         }
     }
     let mut preferences = Vec::new();
@@ -382,17 +364,8 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
             let found = tracker.judge(
                 task, &run.state, h, last_time, stage, None, place, &mut soft,
             );
-            if keep_going {
-                broken.extend(found);
-            } else if let Some(f) = found.into_iter().next() {
-                return verdict(
-                    broken,
-                    Some(f),
-                    None,
-                    warnings,
-                    Some(&run.state),
-                    Vec::new(),
-                );
+            if let Some(f) = stop_at(found, &mut broken) {
+                return fail(broken, f, warnings, Some(&run.state));
             }
         }
         if task.constraints.has_preferences() {
