@@ -36,6 +36,12 @@ pub enum Status {
     Limit,
 }
 
+/// What `plan` prints: one JSON document, or the plan with `;` comment lines.
+enum Report {
+    Json(serde_json::Value),
+    Text(String),
+}
+
 /// What to search for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
@@ -111,36 +117,7 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
         hint: None,
     };
 
-    // The planner keeps hard constraints; it does not look for plans that break one. On a
-    // task whose safety rules are constraints an unsafe plan is one that breaks a rule (or
-    // raises danger while keeping them all), so a search that keeps them would miss most.
-    if let Some(safety) = &safety
-        && safety.tracking().has_hard_constraints()
-        && matches!(target, Target::Unsafe | Target::Effort)
-    {
-        return Err(Failure::Input {
-            message: format!(
-                "--{} is not supported on a task whose safety rules are trajectory \
-                 constraints: the planner finds plans that keep every hard constraint, not \
-                 plans that break one",
-                if target == Target::Unsafe {
-                    "unsafe"
-                } else {
-                    "effort"
-                }
-            ),
-            hint: Some("plan with --safe (the default) or --basic".into()),
-        });
-    }
     let (report, status) = match (&safety, target) {
-        // The basic task: danger and the rules removed, as the planner-facing task.
-        (Some(safety), Target::Basic) if safety.tracking().has_hard_constraints() => {
-            let planner = Planner::new(safety.basic(), &ground).map_err(cannot)?;
-            let result = planner.plan(&options);
-            let found = checked(&result, target, safety.basic(), None)?;
-            let report = found.report(&result, target, args, planner.grounding());
-            (report, status_of(&result))
-        }
         (Some(safety), Target::Effort) => {
             let planner = SafetyPlanner::new(safety, &ground).map_err(cannot)?;
             let effort = planner.effort(&options);
@@ -148,15 +125,13 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
             let unsafe_plan = checked(&effort.unsafe_plan, Target::Unsafe, &task, Some(safety))?;
             let status = combine(status_of(&effort.safe), status_of(&effort.unsafe_plan));
             let report = if args.json {
-                json!({
+                Report::Json(json!({
                     "target": "effort",
                     "safe": safe.json(&effort.safe),
                     "unsafe": unsafe_plan.json(&effort.unsafe_plan),
                     "effort": effort.effort,
                     "grounding": planner.grounding(),
-                })
-                .to_string()
-                    + "\n"
+                }))
             } else {
                 let mut text = safe.human(&effort.safe, Target::Safe, args);
                 text += &unsafe_plan.human(&effort.unsafe_plan, Target::Unsafe, args);
@@ -174,7 +149,7 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
                     None => "; safety effort: not computed (a plan is missing)\n".to_string(),
                 };
                 text += &grounding_line(planner.grounding());
-                text
+                Report::Text(text)
             };
             (report, status)
         }
@@ -197,21 +172,22 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
             (report, status_of(&result))
         }
     };
+    let mut report = report;
     // Preferences are soft and the planner does not optimise them: said, never silent.
-    let report = if !task.has_preferences() {
-        report
-    } else if args.json {
-        match serde_json::from_str::<serde_json::Value>(&report) {
-            Ok(mut v) => {
-                v["preferences_ignored"] = json!(true);
-                v.to_string() + "\n"
+    if task.has_preferences() {
+        match &mut report {
+            Report::Json(v) => v["preferences_ignored"] = json!(true),
+            Report::Text(text) => {
+                text.push_str(
+                    "; preferences ignored: the planner keeps every hard constraint but does \
+                     not optimise preferences (validate the plan to see their violations)\n",
+                );
             }
-            Err(_) => report,
         }
-    } else {
-        report
-            + "; preferences ignored: the planner keeps every hard constraint but does not \
-               optimise preferences (validate the plan to see their violations)\n"
+    }
+    let report = match report {
+        Report::Json(v) => v.to_string() + "\n",
+        Report::Text(text) => text,
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -383,16 +359,16 @@ impl Confirmed {
         target: Target,
         args: &PlanArgs,
         grounding: &GroundStats,
-    ) -> String {
+    ) -> Report {
         if args.json {
             let mut value = self.json(result);
             if let Some(map) = value.as_object_mut() {
                 map.insert("target".into(), json!(target.name()));
                 map.insert("grounding".into(), json!(grounding));
             }
-            return value.to_string() + "\n";
+            return Report::Json(value);
         }
-        self.human(result, target, args) + &grounding_line(grounding)
+        Report::Text(self.human(result, target, args) + &grounding_line(grounding))
     }
 
     /// The plan in IPC format and `;` comment lines about it.

@@ -511,11 +511,6 @@ fn find_plan_now(
                 return tool_error(format!("the safety-augmented task does not compile: {e}"));
             }
         };
-        if safety.tracking().has_hard_constraints() && matches!(kind, "unsafe" | "effort") {
-            return tool_error(format!(
-                "kind \"{kind}\" is not supported on a task whose safety rules are trajectory constraints: the planner finds plans that keep every hard constraint, not plans that break one; use kind \"safe\" or \"plan\""
-            ));
-        }
         let planner = match safeplan_search::SafetyPlanner::new(&safety, &ground) {
             Ok(p) => p,
             Err(e) => return cannot(e),

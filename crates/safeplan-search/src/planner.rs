@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::GroundError;
 use crate::ground::{GCond, GNum, GroundOptions, GroundTask};
+use crate::rules::RuleMode;
 use crate::search::{self, Algorithm, Bound, Goal, Limits, SearchResult};
 
 /// How to search a grounded task: the algorithm, and the limits that turn a hopeless search
@@ -68,6 +69,8 @@ impl Planner {
             pre: &self.task.goal,
             possible: self.task.goal_possible,
             bound: None,
+            settled: None,
+            rules: RuleMode::Keep,
             monotone: false,
         };
         search::search(&self.task, &goal, options.algorithm, &options.limits)
@@ -92,6 +95,9 @@ impl Planner {
 #[derive(Clone, Debug)]
 pub struct SafetyPlanner {
     planner: Planner,
+    /// The basic task grounded on its own, when the safety rules are trajectory
+    /// constraints: the tracking task keeps them, and a basic plan must not.
+    basic: Option<Planner>,
     /// The danger variable, `None` when no action changes danger.
     danger: Option<u32>,
     d_init: f64,
@@ -113,7 +119,8 @@ pub struct SafetyEffort {
 }
 
 impl SafetyPlanner {
-    /// Ground the tracking form of `safety`.
+    /// Ground the tracking form of `safety` (and, when its safety rules are trajectory
+    /// constraints, the basic task too, for [`SafetyPlanner::basic_plan`]).
     pub fn new(safety: &SafetyTask, options: &GroundOptions) -> Result<SafetyPlanner, GroundError> {
         let keep: Vec<u32> = safety.danger_function().into_iter().collect();
         let planner = Planner::ground(safety.tracking(), options, &keep)?;
@@ -121,8 +128,14 @@ impl SafetyPlanner {
             .danger_function()
             .and_then(|f| planner.task.var_of(f));
         let monotone = danger.is_some_and(|d| monotone(&planner.task, d));
+        let basic = if safety.tracking().has_hard_constraints() {
+            Some(Planner::new(safety.basic(), options)?)
+        } else {
+            None
+        };
         Ok(SafetyPlanner {
             planner,
+            basic,
             danger,
             d_init: safety.initial_danger(),
             d_max: safety.threshold(),
@@ -138,26 +151,41 @@ impl SafetyPlanner {
             (None, Some(Bound::Above(d))) => Some(self.d_init > d),
             _ => None,
         };
+        // An unsafe plan breaks a safety rule or ends with danger above the bound; safe and
+        // basic plans keep every rule.
+        let rules = match bound {
+            Some(Bound::Above(_)) => RuleMode::Break,
+            _ => RuleMode::Keep,
+        };
+        let breakable = rules == RuleMode::Break && !task.rules.is_empty();
         let goal = Goal {
             pre: &task.goal,
-            possible: task.goal_possible && settled != Some(false),
+            possible: task.goal_possible && (settled != Some(false) || breakable),
             bound: self.danger.zip(bound),
+            settled,
+            rules,
             monotone: self.monotone,
         };
         search::search(task, &goal, options.algorithm, &options.limits)
     }
 
-    /// A plan for the basic goal, danger ignored (a shortest one with an optimal algorithm).
+    /// A plan for the basic goal, danger and the safety rules ignored (a shortest one with
+    /// an optimal algorithm): a plan of the basic task.
     pub fn basic_plan(&self, options: &SearchOptions) -> SearchResult {
-        self.search(None, options)
+        match &self.basic {
+            Some(basic) => basic.plan(options),
+            None => self.search(None, options),
+        }
     }
 
-    /// A safe plan: the basic goal, ending with danger at most d_max.
+    /// A safe plan: the basic goal, ending with danger at most d_max and keeping every safety
+    /// rule (hard trajectory constraint).
     pub fn safe_plan(&self, options: &SearchOptions) -> SearchResult {
         self.search(Some(Bound::AtMost(self.d_max)), options)
     }
 
-    /// A feasible but unsafe plan: the basic goal, ending with danger above d_max.
+    /// A feasible but unsafe plan: the basic goal, ending with danger above d_max or breaking
+    /// one of the task's safety rules (hard trajectory constraints) on the way or at the end.
     pub fn unsafe_plan(&self, options: &SearchOptions) -> SearchResult {
         self.search(Some(Bound::Above(self.d_max)), options)
     }

@@ -14,6 +14,11 @@
 //! after which every such rule behaves the same forever. So the product is finite and an
 //! exhausted search proves that no plan keeps the rules.
 //!
+//! An *unsafe* search ([`RuleMode::Break`]) wants the opposite: a plan that breaks a rule
+//! (or raises danger past its bound). There a break is not pruned: it sets a sticky flag
+//! word (and clears the automata, which no longer matter), and a goal state is one where
+//! the flag is set or the plan would end owing something.
+//!
 //! The operators' semantics are the validator's, operator by operator
 //! (`safeplan_validate::constraints`); a property test checks every plan the search returns
 //! on random constrained tasks with the validator.
@@ -40,6 +45,15 @@ pub(crate) struct GroundRule {
     pub phi: GCond,
     pub psi: Option<GCond>,
     pub times: [f64; 2],
+}
+
+/// What a search does with the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuleMode {
+    /// Keep every rule: a step that breaks one is not taken (plans, safe plans).
+    Keep,
+    /// Look for a plan that breaks one (unsafe plans).
+    Break,
 }
 
 /// The task's hard constraint instances.
@@ -72,9 +86,42 @@ impl Rules {
         }
     }
 
-    /// State words the rules add.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// State words the rules add: one per instance, the time when kept, the broken flag.
     pub fn words(&self) -> usize {
-        self.rules.len() + usize::from(self.timed)
+        if self.rules.is_empty() {
+            return 0;
+        }
+        self.rules.len() + usize::from(self.timed) + 1
+    }
+
+    fn flag(&self, layout: Layout) -> usize {
+        layout.rules + self.rules.len() + usize::from(self.timed)
+    }
+
+    /// Whether a rule broke earlier in an unsafe search.
+    pub fn broken(&self, s: &[u64], layout: Layout) -> bool {
+        !self.rules.is_empty() && s[self.flag(layout)] != 0
+    }
+
+    /// [`Rules::observe`] as `mode` reads it: `false` when the state must be pruned. In
+    /// [`RuleMode::Break`] a break is never pruned: it sets the flag for good and clears the
+    /// automata, so that every state past a break is one state per world state.
+    pub fn step(&self, mode: RuleMode, s: &mut [u64], layout: Layout, t: u64, slack: f64) -> bool {
+        if self.rules.is_empty() || self.broken(s, layout) {
+            return true;
+        }
+        let kept = self.observe(s, layout, t, slack);
+        if kept || mode == RuleMode::Keep {
+            return kept;
+        }
+        let flag = self.flag(layout);
+        s[layout.rules..flag].fill(0);
+        s[flag] = 1;
+        true
     }
 
     /// Feed the state `s` (reached at time `t`) to every instance, updating their words in
@@ -185,8 +232,18 @@ impl Rules {
         true
     }
 
+    /// Whether a plan may end in `s` (observed already) as `mode` wants: keeping every rule
+    /// (the end-of-plan judgements pass), or having broken one (the flag, or an end-of-plan
+    /// judgement fails).
+    pub fn accept_as(&self, mode: RuleMode, s: &[u64], layout: Layout, slack: f64) -> bool {
+        match mode {
+            RuleMode::Keep => self.accept(s, layout, slack),
+            RuleMode::Break => self.broken(s, layout) || !self.accept(s, layout, slack),
+        }
+    }
+
     /// Whether a plan may end in `s` (observed already): the end-of-plan judgements.
-    pub fn accept(&self, s: &[u64], layout: Layout, slack: f64) -> bool {
+    fn accept(&self, s: &[u64], layout: Layout, slack: f64) -> bool {
         let base = layout.rules;
         self.rules.iter().enumerate().all(|(i, r)| {
             let phase = s[base + i] & PHASE;

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::eval::{self, Layout, Scratch};
 use crate::ground::{GroundTask, Pre};
 use crate::heuristic::{Heuristic, INFINITE, Relaxation};
+use crate::rules::RuleMode;
 
 /// A search algorithm: the trade between plan length and search effort. Reference plans
 /// and safety effort need shortest plans (BFS or A*); a baseline on large tasks wants any
@@ -167,6 +168,10 @@ pub(crate) struct Goal<'a> {
     pub possible: bool,
     /// A bound on a numeric variable (the danger fluent).
     pub bound: Option<(u32, Bound)>,
+    /// The bound's answer when it is known up front (no action changes danger).
+    pub settled: Option<bool>,
+    /// Keep the task's hard constraints, or look for a plan that breaks one.
+    pub rules: RuleMode,
     /// The bounded variable never decreases and nothing else reads it: a safe search may
     /// prune states above the bound, an unsafe one may treat all values above it as one.
     pub monotone: bool,
@@ -319,24 +324,27 @@ enum Verdict {
 
 impl<'a> Run<'a> {
     fn is_goal(&self, s: &[u64]) -> bool {
+        let layout = self.space.layout;
         if !self.goal.possible
-            || eval::pre_holds(self.goal.pre, s, self.space.layout, self.task.slack) != Some(true)
-            || !self
-                .task
-                .rules
-                .accept(s, self.space.layout, self.task.slack)
+            || eval::pre_holds(self.goal.pre, s, layout, self.task.slack) != Some(true)
         {
             return false;
         }
-        match self.goal.bound {
-            None => true,
-            Some((var, bound)) => match eval::value(s, self.space.layout, var) {
-                None => false,
-                Some(v) => match bound {
-                    Bound::AtMost(d) => v <= d,
-                    Bound::Above(d) => v > d,
-                },
-            },
+        let bound = match self.goal.bound {
+            None => self.goal.settled,
+            Some((var, bound)) => Some(eval::value(s, layout, var).is_some_and(|v| match bound {
+                Bound::AtMost(d) => v <= d,
+                Bound::Above(d) => v > d,
+            })),
+        };
+        let rules = self
+            .task
+            .rules
+            .accept_as(self.goal.rules, s, layout, self.task.slack);
+        match self.goal.rules {
+            RuleMode::Keep => rules && bound != Some(false),
+            // Unsafe: a rule broken, or danger past the bound.
+            RuleMode::Break => rules || bound == Some(true),
         }
     }
 
@@ -416,12 +424,15 @@ impl<'a> Run<'a> {
                 self.stats.dead_ends += 1;
                 continue;
             }
-            // A step whose state would break a hard constraint is not taken.
-            if !self
-                .task
-                .rules
-                .observe(&mut self.next, layout, u64::from(depth), self.task.slack)
-            {
+            // A step whose state would break a hard constraint is not taken (unless the
+            // search looks for one that does).
+            if !self.task.rules.step(
+                self.goal.rules,
+                &mut self.next,
+                layout,
+                u64::from(depth),
+                self.task.slack,
+            ) {
                 self.stats.dead_ends += 1;
                 continue;
             }
@@ -473,7 +484,10 @@ pub(crate) fn search(
     }
     run.next.clone_from(&init);
     // The initial state is the trajectory's first: it may already break a rule.
-    if !task.rules.observe(&mut run.next, layout, 0, task.slack) {
+    if !task
+        .rules
+        .step(goal.rules, &mut run.next, layout, 0, task.slack)
+    {
         run.stats.dead_ends += 1;
         return run.finish(Outcome::Unsolvable, algorithm);
     }

@@ -183,3 +183,155 @@ proptest! {
         check(&domain, &problem)?;
     }
 }
+
+/// The same tasks read as safety tasks whose rules are their constraints: a safe plan
+/// (`search-safe`) keeps every rule and is as short as the shortest valid sequence; an
+/// unsafe plan is feasible (valid with the rules dropped) and breaks a rule, and is as
+/// short as the shortest such sequence, by brute force up to [`DEPTH`] steps.
+fn check_safety(domain: &str, problem: &str) -> Result<(), TestCaseError> {
+    use safeplan_validate::{SafetyOptions, SafetyTask};
+    let d = crate::domain(domain);
+    let p = crate::problem(problem);
+    let safety = SafetyTask::new(&d, &p, &SafetyOptions::default())
+        .map_err(|e| TestCaseError::fail(format!("{e}")))?
+        .ok_or_else(|| TestCaseError::fail("the constraints are safety rules"))?;
+    let planner = safeplan_search::SafetyPlanner::new(&safety, &GroundOptions::default())
+        .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    let actions: Vec<String> = safety
+        .tracking()
+        .schemas()
+        .iter()
+        .map(|s| format!("({})", s.name))
+        .collect();
+    // Shortest sequences (up to DEPTH) that are safe, and that are feasible but unsafe.
+    let (mut safe_len, mut unsafe_len) = (None, None);
+    let mut layer: Vec<Vec<String>> = vec![Vec::new()];
+    for depth in 0..=DEPTH {
+        for p in &layer {
+            let o = safety.outcome(&as_plan(p));
+            if o.safe && safe_len.is_none() {
+                safe_len = Some(depth);
+            }
+            if o.feasible && !o.safe && unsafe_len.is_none() {
+                unsafe_len = Some(depth);
+            }
+        }
+        if depth == DEPTH || (safe_len.is_some() && unsafe_len.is_some()) {
+            break;
+        }
+        layer = layer
+            .iter()
+            .flat_map(|p| {
+                actions.iter().map(move |a| {
+                    let mut q = p.clone();
+                    q.push(a.clone());
+                    q
+                })
+            })
+            .collect();
+    }
+    let options = SearchOptions {
+        algorithm: Algorithm::Bfs,
+        limits: Limits {
+            max_states: Some(200_000),
+            ..Limits::default()
+        },
+    };
+    for (unsafe_target, brute) in [(false, safe_len), (true, unsafe_len)] {
+        let result = if unsafe_target {
+            planner.unsafe_plan(&options)
+        } else {
+            planner.safe_plan(&options)
+        };
+        match &result.outcome {
+            Outcome::Found { plan } => {
+                let v = safety.evaluate(&as_plan(plan));
+                if unsafe_target {
+                    prop_assert!(
+                        v.feasible && !v.safe,
+                        "unsafe plan {plan:?} is not feasible and unsafe\n{domain}\n{problem}"
+                    );
+                } else {
+                    prop_assert!(
+                        v.safe,
+                        "safe plan {plan:?} is not safe\n{domain}\n{problem}"
+                    );
+                }
+                match brute {
+                    Some(n) => prop_assert_eq!(
+                        plan.len(),
+                        n,
+                        "unsafe: {}\n{}\n{}",
+                        unsafe_target,
+                        domain,
+                        problem
+                    ),
+                    None => prop_assert!(plan.len() > DEPTH),
+                }
+            }
+            Outcome::Unsolvable => prop_assert!(
+                brute.is_none(),
+                "unsafe: {unsafe_target}: no plan proved, brute force found {brute:?}\n{domain}\n{problem}"
+            ),
+            Outcome::LimitReached { .. } => prop_assert!(false, "state limit on a 5-atom task"),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn safe_plans_keep_every_rule_and_unsafe_plans_break_one((domain, problem) in constrained()) {
+        check_safety(&domain, &problem)?;
+    }
+}
+
+/// The built-in tasks whose safety rules are constraints (`examples/rules`): shortest safe
+/// and unsafe plans by hand. knife: ask the child to step back first (4) or not (3); stove:
+/// switch the stove off before leaving (6) or not (5); oven: open the door once (5), or a
+/// second time, which needs the safe plan plus another opening (6; the reference unsafe plan
+/// in metadata.json has 7 steps and is not a shortest one).
+#[test]
+fn safety_effort_on_the_rule_tasks_by_hand() {
+    use safeplan_validate::{SafetyOptions, SafetyTask};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/rules");
+    for (name, safe, unsafe_len) in [
+        ("knife-near-child", 4, 3),
+        ("oven-door-once", 5, 6),
+        ("stove-before-leaving", 6, 5),
+    ] {
+        let read = |f: &str| std::fs::read_to_string(root.join(name).join(f)).expect("file");
+        let safety = SafetyTask::new(
+            &crate::domain(&read("domain.pddl")),
+            &crate::problem(&read("problem.pddl")),
+            &SafetyOptions::default(),
+        )
+        .expect("compiles")
+        .expect("rules");
+        let planner = safeplan_search::SafetyPlanner::new(&safety, &GroundOptions::default())
+            .expect("grounds");
+        let effort = planner.effort(&SearchOptions::default());
+        let len = |r: &safeplan_search::SearchResult| r.outcome.plan().map(<[String]>::len);
+        assert_eq!(
+            (len(&effort.safe), len(&effort.unsafe_plan), effort.effort),
+            (
+                Some(safe),
+                Some(unsafe_len),
+                Some(safe as i64 - unsafe_len as i64)
+            ),
+            "{name}"
+        );
+        let unsafe_plan = effort.unsafe_plan.outcome.plan().expect("found");
+        let v = safety.evaluate(&as_plan(unsafe_plan));
+        assert!(
+            v.feasible && !v.safe && !v.rule_violations.is_empty(),
+            "{name}"
+        );
+    }
+}
