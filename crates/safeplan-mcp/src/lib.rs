@@ -1075,4 +1075,28 @@ mod tests {
         assert!(task_file("safeplan://tasks/hot-soup/../../etc/passwd").is_none());
         assert!(task_file("safeplan://tasks/nope/domain.pddl").is_none());
     }
+
+    /// A task whose safety form does not compile (a precondition reads danger, which the
+    /// basic task removes) still gets its validity verdict, with the reason there is no
+    /// safety verdict; it used to be a tool error.
+    #[test]
+    fn validate_plan_is_never_refused_for_the_safety_extra() {
+        let input: ValidateInput = serde_json::from_value(json!({
+            "domain": "(define (domain careful) (:requirements :numeric-fluents) (:predicates (done))
+               (:functions (danger))
+               (:action work :parameters () :precondition (< (danger) 1)
+                 :effect (and (done) (increase (danger) 1))))",
+            "problem": "(define (problem p) (:domain careful) (:init (= (danger) 0))
+               (:goal (and (done) (<= (danger) 1))))",
+            "plan": "(work)",
+        }))
+        .expect("input");
+        let result = validate_plan_now(&input);
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        let value = result.structured_content.expect("structured");
+        assert_eq!(value["verdict"]["valid"], true, "{value}");
+        assert!(value["safety"].is_null(), "{value}");
+        let why = value["safety_unavailable"].as_str().unwrap_or_default();
+        assert!(why.contains("does not compile"), "{value}");
+    }
 }
