@@ -263,6 +263,10 @@ pub enum Formula {
     Forall(Vec<Typed>, Box<Formula>, Span),
     /// A numeric comparison `(op e1 e2)`.
     Compare(CmpOp, Expr, Expr, Span),
+    /// `(preference NAME f)` inside an action's precondition (PDDL3 "simple preferences"):
+    /// never false; each execution of the action while `f` is false counts one violation of
+    /// NAME. Goal preferences are read into [`Problem::goal_preferences`] instead.
+    Preference(Option<Name>, Box<Formula>, Span),
 }
 
 impl Formula {
@@ -277,7 +281,8 @@ impl Formula {
             | Formula::Imply(_, _, s)
             | Formula::Exists(_, _, s)
             | Formula::Forall(_, _, s)
-            | Formula::Compare(_, _, _, s) => *s,
+            | Formula::Compare(_, _, _, s)
+            | Formula::Preference(_, _, s) => *s,
         }
     }
 }
@@ -925,6 +930,11 @@ impl EraseSpans for Formula {
             Formula::Compare(_, a, b, s) => {
                 a.erase_spans();
                 b.erase_spans();
+                s.erase_spans();
+            }
+            Formula::Preference(name, f, s) => {
+                name.erase_spans();
+                f.erase_spans();
                 s.erase_spans();
             }
         }

@@ -690,6 +690,12 @@ struct Walker<'i, 'a> {
     /// While checking a problem's metric: the names of the task's preferences, which
     /// `(is-violated NAME)` may read. `None` elsewhere, where `is-violated` is no function.
     preferences: Option<Vec<CompactString>>,
+    /// Whether the formula about to be walked may be a preference: the top of an action's
+    /// precondition or of a durative action's `at start` / `at end` condition, or a part of
+    /// a conjunction there.
+    preference_here: bool,
+    /// How deep the walk is inside a durative condition's `forall`s.
+    timed_forall: usize,
 }
 
 impl<'i, 'a> Walker<'i, 'a> {
@@ -1027,6 +1033,8 @@ impl<'i, 'a> Walker<'i, 'a> {
     }
 
     fn formula<'s>(&mut self, f: &'s Formula, scope: &mut Scope<'s>, place: Place) {
+        // A preference may stand here only; the parts of a conjunction inherit it.
+        let preference_here = std::mem::take(&mut self.preference_here);
         match f {
             Formula::Atom(a) => self.atom(a, scope, place == Place::Goal),
             Formula::Equals(a, b, span) => {
@@ -1044,7 +1052,13 @@ impl<'i, 'a> Walker<'i, 'a> {
                 }
                 self.formula(inner, scope, place);
             }
-            Formula::And(parts, _) => parts.iter().for_each(|p| self.formula(p, scope, place)),
+            Formula::And(parts, _) => {
+                for p in parts {
+                    self.preference_here = preference_here;
+                    self.formula(p, scope, place);
+                }
+                self.preference_here = false;
+            }
             Formula::Or(parts, span) => {
                 self.require(*span, "`or`", &[Requirement::DisjunctivePreconditions]);
                 parts.iter().for_each(|p| self.formula(p, scope, place));
@@ -1071,6 +1085,28 @@ impl<'i, 'a> Walker<'i, 'a> {
                 );
                 self.expr(a, scope);
                 self.expr(b, scope);
+            }
+            Formula::Preference(_, body, span) => {
+                if preference_here {
+                    self.require(*span, "a preference", &[Requirement::Preferences]);
+                } else {
+                    self.out.push(
+                        Diagnostic::error(
+                            Code::Unsupported,
+                            self.file,
+                            *span,
+                            "a preference here is not supported: safeplan reads preferences at \
+                             the top of an action's `:precondition` (or under its `and`), of a \
+                             durative action's `at start` / `at end` condition, of a problem's \
+                             `:goal` (under `and` and `forall`) and in `:constraints`",
+                        )
+                        .with_help(
+                            "move the preference there, or make it a hard condition by \
+                             removing `(preference NAME ...)`",
+                        ),
+                    );
+                }
+                self.formula(body, scope, place);
             }
         }
     }
@@ -1198,9 +1234,14 @@ impl<'i, 'a> Walker<'i, 'a> {
         match f {
             TimedFormula::And(parts, _) => parts.iter().for_each(|p| self.timed_formula(p, scope)),
             TimedFormula::Forall(vars, body, _) => {
+                self.timed_forall += 1;
                 self.quantified(vars, scope, |w, scope| w.timed_formula(body, scope));
+                self.timed_forall -= 1;
             }
-            TimedFormula::At(_, f, _) => self.formula(f, scope, Place::Schema),
+            TimedFormula::At(spec, f, _) => {
+                self.preference_here = *spec != TimeSpec::OverAll && self.timed_forall == 0;
+                self.formula(f, scope, Place::Schema);
+            }
         }
     }
 
@@ -1248,6 +1289,8 @@ fn domain_body_diagnostics(index: &TaskIndex<'_>, domain: &Domain) -> Vec<Diagno
         file: FileKind::Domain,
         out: Vec::new(),
         preferences: None,
+        preference_here: false,
+        timed_forall: 0,
     };
     let typing_used = !domain.types.is_empty()
         || domain.constants.iter().any(|c| c.ty.is_some())
@@ -1281,6 +1324,7 @@ fn domain_body_diagnostics(index: &TaskIndex<'_>, domain: &Domain) -> Vec<Diagno
     for action in &domain.actions {
         let mut scope = schema_scope(index, &action.params);
         if let Some(pre) = &action.precondition {
+            w.preference_here = true;
             w.formula(pre, &mut scope, Place::Schema);
         }
         if let Some(eff) = &action.effect {
@@ -1349,6 +1393,37 @@ pub fn preference_names(domain: &Domain, problem: &Problem) -> Vec<CompactString
     {
         walk(c, &mut out);
     }
+    // The actions' precondition preferences (PDDL3 simple preferences).
+    fn in_formula(f: &Formula, out: &mut Vec<CompactString>) {
+        match f {
+            Formula::Preference(name, _, _) => {
+                if let Some(n) = name
+                    && !out.iter().any(|o| n.matches(o))
+                {
+                    out.push(n.key());
+                }
+            }
+            Formula::And(parts, _) => parts.iter().for_each(|p| in_formula(p, out)),
+            _ => {}
+        }
+    }
+    for a in &domain.actions {
+        if let Some(f) = &a.precondition {
+            in_formula(f, &mut out);
+        }
+    }
+    fn in_timed(f: &TimedFormula, out: &mut Vec<CompactString>) {
+        match f {
+            TimedFormula::At(_, f, _) => in_formula(f, out),
+            TimedFormula::And(parts, _) => parts.iter().for_each(|p| in_timed(p, out)),
+            TimedFormula::Forall(_, body, _) => in_timed(body, out),
+        }
+    }
+    for a in &domain.durative_actions {
+        if let Some(f) = &a.condition {
+            in_timed(f, &mut out);
+        }
+    }
     out
 }
 
@@ -1386,6 +1461,8 @@ pub fn check_problem(
         file: FileKind::Problem,
         out: Vec::new(),
         preferences: None,
+        preference_here: false,
+        timed_forall: 0,
     };
     let empty = Scope { vars: Vec::new() };
     let mut assigned: HashMap<(CompactString, Vec<CompactString>), (f64, Span)> =

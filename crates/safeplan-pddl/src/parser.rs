@@ -634,20 +634,13 @@ impl<'a> Parser<'a> {
                 ));
                 Some(Formula::Compare(op, a?, b?, open.to(close)))
             }
+            // Where a preference may stand (an action's precondition, under `and`) is the
+            // task compiler's judgement, with the place in its error.
             "preference" => {
-                self.error(
-                    Code::Unsupported,
-                    head.span,
-                    "a preference here is not supported: safeplan reads preferences at the top \
-                     of a problem's `:goal` (under `and` and `forall`) and in `:constraints`",
-                )
-                .help = Some(
-                    "move the preference to the goal or to `(:constraints ...)`, or make it a \
-                     hard condition by removing `(preference NAME ...)`"
-                        .into(),
-                );
-                self.skip_rest_of_list();
-                None
+                let name = self.preference_name();
+                let body = self.formula();
+                let close = self.close("`(preference NAME ...)`: a preference holds one condition");
+                Some(Formula::Preference(name, Box::new(body?), open.to(close)))
             }
             _ => {
                 if word.starts_with(':') || word.starts_with('?') {
@@ -1027,6 +1020,40 @@ impl<'a> Parser<'a> {
             let body = self.timed_formula();
             let close = self.close("`(forall ...)`");
             return Some(TimedFormula::Forall(vars?, Box::new(body?), open.to(close)));
+        }
+        // `(preference NAME (at start f))` is read as `(at start (preference NAME f))`: one
+        // tree for both ways of writing it (the writer writes the first).
+        let word = self.peek();
+        if word.kind == Tok::Atom && self.text(word.span).eq_ignore_ascii_case("preference") {
+            self.bump();
+            let name = self.preference_name();
+            let body = self.timed_formula();
+            let close = self.close("`(preference NAME ...)`: a preference holds one condition");
+            let span = open.to(close);
+            return match body? {
+                TimedFormula::At(spec, f, _) => Some(TimedFormula::At(
+                    spec,
+                    Formula::Preference(name, Box::new(f), span),
+                    span,
+                )),
+                other => {
+                    let at = match &other {
+                        TimedFormula::And(_, s)
+                        | TimedFormula::Forall(_, _, s)
+                        | TimedFormula::At(_, _, s) => *s,
+                    };
+                    self.error(
+                        Code::Unsupported,
+                        at,
+                        "a preference in a durative action's condition holds one timed \
+                         condition: `(at start ...)`, `(at end ...)` or `(over all ...)`",
+                    )
+                    .help = Some(
+                        "write one `(preference NAME (at start ...))` per timed condition".into(),
+                    );
+                    None
+                }
+            };
         }
         let Some(spec) = self.time_spec(true) else {
             self.skip_rest_of_list();

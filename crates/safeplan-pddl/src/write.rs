@@ -297,14 +297,23 @@ fn formula(out: &mut String, f: &Formula) {
             out.push(')');
         }
         _ => {
-            let (head, vars) = formula_head(f);
-            open(out, head, vars);
+            open_formula(out, f);
             for_each_formula_child(f, |child| {
                 out.push(' ');
                 formula(out, child);
             });
             out.push(')');
         }
+    }
+}
+
+/// `(head`, with a quantifier's variables or a preference's name.
+fn open_formula(out: &mut String, f: &Formula) {
+    let (head, vars) = formula_head(f);
+    open(out, head, vars);
+    if let Formula::Preference(Some(name), _, _) = f {
+        out.push(' ');
+        out.push_str(name.as_str());
     }
 }
 
@@ -317,6 +326,7 @@ fn formula_head(f: &Formula) -> (&'static str, Option<&[Typed]>) {
         Formula::Imply(..) => ("imply", None),
         Formula::Exists(vars, _, _) => ("exists", Some(vars)),
         Formula::Forall(vars, _, _) => ("forall", Some(vars)),
+        Formula::Preference(..) => ("preference", None),
         // Not compound: printed without children.
         Formula::Atom(_) | Formula::Equals(..) | Formula::Compare(..) => ("", None),
     }
@@ -324,7 +334,10 @@ fn formula_head(f: &Formula) -> (&'static str, Option<&[Typed]>) {
 
 fn for_each_formula_child<'a>(f: &'a Formula, mut each: impl FnMut(&'a Formula)) {
     match f {
-        Formula::Not(g, _) | Formula::Exists(_, g, _) | Formula::Forall(_, g, _) => each(g),
+        Formula::Not(g, _)
+        | Formula::Exists(_, g, _)
+        | Formula::Forall(_, g, _)
+        | Formula::Preference(_, g, _) => each(g),
         Formula::And(parts, _) | Formula::Or(parts, _) => parts.iter().for_each(each),
         Formula::Imply(a, b, _) => {
             each(a);
@@ -471,6 +484,19 @@ fn timed_formula(out: &mut String, f: &TimedFormula) {
             timed_formula(out, body);
             out.push(')');
         }
+        // The PDDL3 form: `(preference NAME (at start f))`.
+        TimedFormula::At(spec, Formula::Preference(name, body, _), _) => {
+            out.push_str("(preference ");
+            if let Some(name) = name {
+                out.push_str(name.as_str());
+                out.push(' ');
+            }
+            out.push('(');
+            out.push_str(spec.as_str());
+            out.push(' ');
+            formula(out, body);
+            out.push_str("))");
+        }
         TimedFormula::At(spec, body, _) => {
             out.push('(');
             out.push_str(spec.as_str());
@@ -605,9 +631,11 @@ impl Writer {
     fn formula(&mut self, f: &Formula, indent: usize) {
         let breakable = match f {
             Formula::And(parts, _) | Formula::Or(parts, _) => !parts.is_empty(),
-            Formula::Not(..) | Formula::Imply(..) | Formula::Exists(..) | Formula::Forall(..) => {
-                true
-            }
+            Formula::Not(..)
+            | Formula::Imply(..)
+            | Formula::Exists(..)
+            | Formula::Forall(..)
+            | Formula::Preference(..) => true,
             Formula::Atom(_) | Formula::Equals(..) | Formula::Compare(..) => false,
         };
         if !breakable {
@@ -617,8 +645,7 @@ impl Writer {
         if self.try_flat(|out| formula(out, f)) {
             return;
         }
-        let (head, vars) = formula_head(f);
-        open(&mut self.out, head, vars);
+        open_formula(&mut self.out, f);
         for_each_formula_child(f, |child| {
             self.newline(indent + 2);
             self.formula(child, indent + 2);
@@ -750,6 +777,10 @@ impl Writer {
                 open(&mut self.out, "forall", Some(vars));
                 self.newline(inner);
                 self.timed_formula(body, inner);
+            }
+            TimedFormula::At(_, Formula::Preference(..), _) => {
+                timed_formula(&mut self.out, f);
+                return;
             }
             TimedFormula::At(spec, body, _) => {
                 self.push("(");

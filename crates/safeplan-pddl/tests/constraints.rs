@@ -3,7 +3,7 @@
 //! taken out of the goal, a section without `and`, and the checker's requirement and
 //! `is-violated` checks. Expected trees and positions are written out by hand.
 
-use safeplan_pddl::ast::{Constraint, ConstraintOp, Formula, Modal};
+use safeplan_pddl::ast::{Constraint, ConstraintOp, EraseSpans, Formula, Modal};
 use safeplan_pddl::{
     CheckOptions, Code, LineIndex, Severity, check_problem, parse_domain, parse_problem,
     preference_names, write_problem,
@@ -205,4 +205,75 @@ fn constraint_conditions_are_checked_like_goals() {
         .map(|d| d.code)
         .collect();
     assert_eq!(codes, [Code::UndefinedPredicate, Code::UndefinedVariable]);
+}
+
+/// Preferences in action preconditions and durative conditions (PDDL3 simple preferences):
+/// read as `Formula::Preference` where they are written, both ways of writing a timed one
+/// (`(preference p (at start f))`, `(at start (preference p f))`) read as one tree, and the
+/// writer's text reads back as the same domain.
+#[test]
+fn action_preferences_are_read_and_written_back() {
+    let text = "(define (domain d) (:requirements :preferences :durative-actions)
+      (:predicates (p) (q))
+      (:action a :parameters () :precondition (and (p) (preference lit (q))) :effect (q))
+      (:durative-action b :parameters () :duration (= ?duration 1)
+        :condition (and (at start (p)) (preference shut (at start (q)))
+                        (at end (preference tidy (p))))
+        :effect (at end (q))))";
+    let parsed = parse_domain(text);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    let mut domain = parsed.value.expect("domain");
+    let pre = domain.actions[0]
+        .precondition
+        .as_ref()
+        .expect("precondition");
+    let Formula::And(parts, _) = pre else {
+        panic!("a conjunction")
+    };
+    assert!(
+        matches!(&parts[1], Formula::Preference(Some(n), body, _)
+            if n.as_str() == "lit" && matches!(**body, Formula::Atom(_))),
+        "{parts:?}"
+    );
+    let written = safeplan_pddl::write_domain(&domain);
+    assert!(
+        written.contains("(preference shut (at start (q)))"),
+        "{written}"
+    );
+    assert!(
+        written.contains("(preference tidy (at end (p)))"),
+        "{written}"
+    );
+    let again = parse_domain(&written);
+    assert!(
+        again.diagnostics.is_empty(),
+        "{written}\n{:?}",
+        again.diagnostics
+    );
+    let mut again = again.value.expect("domain");
+    domain.erase_spans();
+    again.erase_spans();
+    assert_eq!(domain, again, "{written}");
+}
+
+/// A timed preference holds one timed condition.
+#[test]
+fn a_timed_preference_of_a_conjunction_is_refused_with_its_place() {
+    let text = "(define (domain d) (:requirements :preferences :durative-actions)
+      (:predicates (p) (q))
+      (:durative-action b :parameters () :duration (= ?duration 1)
+        :condition (preference shut (and (at start (q)) (at end (p))))
+        :effect (at end (q))))";
+    let parsed = parse_domain(text);
+    let d = parsed
+        .diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .expect("an error");
+    assert!(
+        d.message.contains("holds one timed condition"),
+        "{}",
+        d.message
+    );
+    assert_eq!(&text[d.span.range()], "(and (at start (q)) (at end (p)))");
 }

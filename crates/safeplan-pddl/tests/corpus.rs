@@ -122,6 +122,10 @@ impl Features {
                 self.formula(i);
             }
             Formula::And(v, _) => v.iter().for_each(|i| self.formula(i)),
+            Formula::Preference(_, i, _) => {
+                self.0.insert("preferences");
+                self.formula(i);
+            }
             Formula::Or(v, _) => {
                 self.0.insert("disjunctive-preconditions");
                 v.iter().for_each(|i| self.formula(i));

@@ -546,9 +546,10 @@ fn predicates_in(formula: &Formula, out: &mut BTreeSet<String>) {
         Formula::Atom(atom) => {
             out.insert(atom.predicate.key().to_string());
         }
-        Formula::Not(f, _) | Formula::Exists(_, f, _) | Formula::Forall(_, f, _) => {
-            predicates_in(f, out)
-        }
+        Formula::Not(f, _)
+        | Formula::Exists(_, f, _)
+        | Formula::Forall(_, f, _)
+        | Formula::Preference(_, f, _) => predicates_in(f, out),
         Formula::And(fs, _) | Formula::Or(fs, _) => fs.iter().for_each(|f| predicates_in(f, out)),
         Formula::Imply(a, b, _) => {
             predicates_in(a, out);

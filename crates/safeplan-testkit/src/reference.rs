@@ -691,6 +691,8 @@ impl<'a> World<'a> {
         match f {
             Formula::Atom(a) => Ok(view.contains(&ground_of(&a.predicate.text, &a.args, bindings))),
             Formula::Equals(a, b, _) => Ok(term(a, bindings) == term(b, bindings)),
+            // Soft: a preference never blocks a step (the reference counts no violations).
+            Formula::Preference(..) => Ok(true),
             Formula::Not(inner, _) => self.holds(inner, bindings, view).map(|v| !v),
             Formula::And(parts, _) => all(parts.iter().map(|p| self.holds(p, bindings, view))),
             Formula::Or(parts, _) => any(parts.iter().map(|p| self.holds(p, bindings, view))),
@@ -881,6 +883,7 @@ fn derived_uses(
             }
         }
         Formula::Equals(..) | Formula::Compare(..) => {}
+        Formula::Preference(_, inner, _) => derived_uses(inner, negative, derived, out),
         Formula::Not(inner, _) => derived_uses(inner, !negative, derived, out),
         Formula::And(parts, _) | Formula::Or(parts, _) => {
             for p in parts {

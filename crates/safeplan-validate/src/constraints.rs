@@ -50,6 +50,9 @@ pub(crate) struct Constraints {
     pub preferences: Vec<CompactString>,
     /// Binding slots the conditions need (the `forall` variables, then quantifiers).
     pub slots: usize,
+    /// Whether an action's precondition holds a preference (counted per execution, by
+    /// [`Tracker::count_action`]).
+    pub action_preferences: bool,
 }
 
 /// One operator applied to its compiled conditions.
@@ -91,7 +94,7 @@ pub(crate) enum Strength {
 impl Constraints {
     /// Whether the task has any constraint or preference at all.
     pub fn is_empty(&self) -> bool {
-        self.instances.is_empty() && self.rules.is_empty()
+        self.instances.is_empty() && self.rules.is_empty() && !self.action_preferences
     }
 
     /// Whether the task has hard constraints.
@@ -101,7 +104,9 @@ impl Constraints {
 
     /// Whether the task has preferences (of which the metric may read the counts).
     pub fn has_preferences(&self) -> bool {
-        !self.preferences.is_empty() || self.groups.iter().any(|g| *g != Strength::Hard)
+        !self.preferences.is_empty()
+            || self.action_preferences
+            || self.groups.iter().any(|g| *g != Strength::Hard)
     }
 
     pub(crate) fn binding(&self, i: &Instance) -> &[ObjId] {
@@ -358,6 +363,9 @@ pub(crate) struct Tracker {
     buf: Vec<ObjId>,
     /// What the last judgement found broken.
     broken: Vec<Broken>,
+    /// Per preference name (the last entry: unnamed ones), the executions of an action
+    /// whose precondition holds it, and how many of them found it false.
+    action: Vec<(usize, usize)>,
 }
 
 /// A condition of a constraint that could not be evaluated (it reads a fluent with no
@@ -385,6 +393,20 @@ impl Tracker {
         self.violated.clear();
         self.violated.resize(c.groups.len(), false);
         self.buf.resize(c.slots, 0);
+        self.action.clear();
+        if c.action_preferences {
+            self.action.resize(c.preferences.len() + 1, (0, 0));
+        }
+    }
+
+    /// An action whose precondition holds the preference `name` ran; `violated`: the
+    /// preference was false in the state it ran in.
+    pub fn count_action(&mut self, name: Option<u32>, violated: bool) {
+        let last = self.action.len().saturating_sub(1);
+        if let Some(entry) = self.action.get_mut(name.map_or(last, |n| n as usize)) {
+            entry.0 += 1;
+            entry.1 += usize::from(violated);
+        }
     }
 
     /// Feed the state `state` (the `index`-th of the plan, at plan time `time`). Every
@@ -710,6 +732,22 @@ impl Tracker {
             if self.violated[g] {
                 entry.2 += 1;
             }
+        }
+        // The actions' precondition preferences: an instance per execution.
+        for (i, &(ran, violated)) in self.action.iter().enumerate() {
+            if ran == 0 {
+                continue;
+            }
+            let entry = if i < c.preferences.len() {
+                &mut counts[i]
+            } else {
+                if counts.last().is_none_or(|l| l.0.is_some()) {
+                    counts.push((None, 0, 0));
+                }
+                counts.last_mut().expect("just pushed")
+            };
+            entry.1 += ran;
+            entry.2 += violated;
         }
         counts
     }

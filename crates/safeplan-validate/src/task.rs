@@ -317,6 +317,24 @@ pub struct Schema {
     /// For a durative action, what it does besides starting: `pre` and `effects` above are
     /// its `at start` conditions and effects.
     pub durative: Option<Box<Durative>>,
+    /// The preferences of its precondition (PDDL3 simple preferences): never part of
+    /// `pre`; each execution while one is false counts a violation of it.
+    pub preferences: Vec<ActionPreference>,
+}
+
+/// `(preference NAME φ)` in an action's precondition: soft. Each execution of the action
+/// while φ is false counts one violation of NAME, which `(is-violated NAME)` in the metric
+/// reads (as VAL counts them).
+#[derive(Clone, Debug)]
+pub struct ActionPreference {
+    /// The name's index among the task's preference names; `None` when unnamed.
+    pub name: Option<u32>,
+    /// φ, over the action's parameters.
+    pub cond: Cond,
+    /// Where it is written.
+    pub span: Span,
+    /// For a durative action: judged at its end (`at end`) rather than at its start.
+    pub at_end: bool,
 }
 
 /// The parts of a durative action (PDDL 2.1 level 3, SEMANTICS.md §2b) beyond its start.
@@ -595,6 +613,11 @@ pub(crate) struct Compiler<'a> {
     read_duration: std::cell::Cell<bool>,
     /// While compiling the metric: the preference names `(is-violated NAME)` may read.
     preference_names: Vec<CompactString>,
+    /// The names of the actions' precondition preferences, as first written; an
+    /// [`ActionPreference::name`] indexes here until the task's names are known.
+    action_preference_names: Vec<CompactString>,
+    /// While a durative action's conditions compile: its `at start` / `at end` preferences.
+    timed_preferences: Option<Vec<ActionPreference>>,
 }
 
 impl<'a> Compiler<'a> {
@@ -618,6 +641,8 @@ impl<'a> Compiler<'a> {
             allow_duration: false,
             read_duration: std::cell::Cell::new(false),
             preference_names: Vec::new(),
+            action_preference_names: Vec::new(),
+            timed_preferences: None,
         }
     }
 
@@ -729,7 +754,11 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        for schema in schemas.iter_mut().filter(|s| s.durative.is_none()) {
+        // The fast path executes a step whole; a step with preferences must count them.
+        for schema in schemas
+            .iter_mut()
+            .filter(|s| s.durative.is_none() && s.preferences.is_empty())
+        {
             schema.fast = crate::fast::Fast::build(&preds, &schema.pre, &schema.effects);
         }
         let mut rules = Vec::with_capacity(self.domain.derived.len());
@@ -744,7 +773,29 @@ impl<'a> Compiler<'a> {
             Some(f) => self.cond(f, &mut Scope::default(), FileKind::Problem)?,
             None => Cond::True,
         };
-        let constraints = self.constraints()?;
+        let mut constraints = self.constraints()?;
+        // The actions' preference names join the task's (one `is-violated` per name).
+        let names: Vec<u32> = self
+            .action_preference_names
+            .iter()
+            .map(|n| {
+                match constraints
+                    .preferences
+                    .iter()
+                    .position(|p| p.eq_ignore_ascii_case(n))
+                {
+                    Some(i) => i as u32,
+                    None => {
+                        constraints.preferences.push(n.clone());
+                        (constraints.preferences.len() - 1) as u32
+                    }
+                }
+            })
+            .collect();
+        for p in schemas.iter_mut().flat_map(|s| s.preferences.iter_mut()) {
+            p.name = p.name.map(|i| names[i as usize]);
+        }
+        constraints.action_preferences = schemas.iter().any(|s| !s.preferences.is_empty());
         self.preference_names = constraints.preferences.clone();
         let metric = match &self.problem.metric {
             Some(m) => Some((
@@ -982,7 +1033,16 @@ impl<'a> Compiler<'a> {
 
     fn schema(&mut self, a: &ast::Action) -> Result<Schema, TaskError> {
         let (mut scope, params) = self.params(&a.params);
+        let mut preferences = Vec::new();
         let pre = match &a.precondition {
+            Some(f) if has_preference(f) => {
+                let mut found = Vec::new();
+                let hard = split_preferences(f, &mut found);
+                for (name, body, span) in found {
+                    preferences.push(self.action_preference(name, body, span, false, &mut scope)?);
+                }
+                self.cond(&hard, &mut scope, FileKind::Domain)?
+            }
             Some(f) => self.cond(f, &mut scope, FileKind::Domain)?,
             None => Cond::True,
         };
@@ -999,6 +1059,36 @@ impl<'a> Compiler<'a> {
             slots: scope.max,
             fast: None,
             durative: None,
+            preferences,
+        })
+    }
+
+    /// A preference of an action's precondition (or a durative action's condition at one
+    /// end), its name recorded among the actions' preference names.
+    fn action_preference(
+        &mut self,
+        name: Option<&ast::Name>,
+        body: &Formula,
+        span: Span,
+        at_end: bool,
+        scope: &mut Scope,
+    ) -> Result<ActionPreference, TaskError> {
+        let name = name.map(|n| {
+            let names = &mut self.action_preference_names;
+            match names.iter().position(|p| n.matches(p)) {
+                Some(i) => i as u32,
+                None => {
+                    names.push(n.text.clone());
+                    (names.len() - 1) as u32
+                }
+            }
+        });
+        let cond = self.cond(body, scope, FileKind::Domain)?;
+        Ok(ActionPreference {
+            name,
+            cond,
+            span,
+            at_end,
         })
     }
 
@@ -1008,8 +1098,10 @@ impl<'a> Compiler<'a> {
     fn durative_schema(&mut self, a: &ast::DurativeAction) -> Result<Schema, TaskError> {
         let (mut scope, params) = self.params(&a.params);
         self.allow_duration = true;
+        self.timed_preferences = Some(Vec::new());
         let built = self.durative_parts(a, &mut scope);
         self.allow_duration = false;
+        let preferences = self.timed_preferences.take().unwrap_or_default();
         let (pre, effects, durative) = built?;
         Ok(Schema {
             name: a.name.text.clone(),
@@ -1020,6 +1112,7 @@ impl<'a> Compiler<'a> {
             slots: scope.max,
             fast: None,
             durative: Some(Box::new(durative)),
+            preferences,
         })
     }
 
@@ -1130,7 +1223,10 @@ impl<'a> Compiler<'a> {
             ast::TimedFormula::Forall(vars, body, span) => {
                 let depth = scope.vars.len();
                 let qvars = self.quantified(vars, scope);
+                // A preference under a quantifier is not read (the compiler refuses it).
+                let sink = self.timed_preferences.take();
                 let body = self.timed_cond(body, spec, scope);
+                self.timed_preferences = sink;
                 scope.vars.truncate(depth);
                 body?.map(|body| Cond::Quant {
                     forall: true,
@@ -1138,6 +1234,29 @@ impl<'a> Compiler<'a> {
                     body: Box::new(body),
                     span: *span,
                 })
+            }
+            ast::TimedFormula::At(s, f, _)
+                if *s == spec && has_preference(f) && self.timed_preferences.is_some() =>
+            {
+                if spec == ast::TimeSpec::OverAll {
+                    return Err(TaskError::Unsupported {
+                        what: "a preference in an `over all` condition (safeplan counts \
+                               preferences at a durative action's start and end)"
+                            .into(),
+                        file: FileKind::Domain,
+                        span: f.span(),
+                    });
+                }
+                let mut found = Vec::new();
+                let hard = split_preferences(f, &mut found);
+                let at_end = spec == ast::TimeSpec::AtEnd;
+                for (name, body, span) in found {
+                    let p = self.action_preference(name, body, span, at_end, scope)?;
+                    if let Some(sink) = self.timed_preferences.as_mut() {
+                        sink.push(p);
+                    }
+                }
+                Some(self.cond(&hard, scope, FileKind::Domain)?)
             }
             ast::TimedFormula::At(s, f, _) if *s == spec => {
                 Some(self.cond(f, scope, FileKind::Domain)?)
@@ -1301,6 +1420,17 @@ impl<'a> Compiler<'a> {
         file: FileKind,
     ) -> Result<Cond, TaskError> {
         Ok(match f {
+            Formula::Preference(_, _, span) => {
+                return Err(TaskError::Unsupported {
+                    what: "a preference here (preferences are read at the top of an action's \
+                           `:precondition` or under its `and`, at the top of a problem's `:goal` \
+                           and in `:constraints`; not inside `or`, `not`, a quantifier or a \
+                           durative action's condition)"
+                        .into(),
+                    file,
+                    span: *span,
+                });
+            }
             Formula::Atom(a) => Cond::Atom(self.atom(a, scope, file)?),
             Formula::Equals(a, b, span) => {
                 Cond::Eq(self.arg(a, scope, file)?, self.arg(b, scope, file)?, *span)
@@ -1556,5 +1686,38 @@ fn deps(c: &Cond, positive: bool, f: &mut impl FnMut(u32, bool)) {
             deps(b, positive, f);
         }
         Cond::Quant { body, .. } => deps(body, positive, f),
+    }
+}
+
+/// Whether `f` holds a `(preference ...)` anywhere.
+fn has_preference(f: &Formula) -> bool {
+    match f {
+        Formula::Preference(..) => true,
+        Formula::And(parts, _) | Formula::Or(parts, _) => parts.iter().any(has_preference),
+        Formula::Not(g, _) | Formula::Exists(_, g, _) | Formula::Forall(_, g, _) => {
+            has_preference(g)
+        }
+        Formula::Imply(a, b, _) => has_preference(a) || has_preference(b),
+        Formula::Atom(_) | Formula::Equals(..) | Formula::Compare(..) => false,
+    }
+}
+
+/// A precondition without the preferences at its top or under its `and`s (each replaced by
+/// the empty conjunction), which go to `found`. A preference anywhere else stays, for
+/// [`Compiler::cond`] to refuse with its place.
+fn split_preferences<'f>(
+    f: &'f Formula,
+    found: &mut Vec<(Option<&'f ast::Name>, &'f Formula, Span)>,
+) -> Formula {
+    match f {
+        Formula::Preference(name, body, span) => {
+            found.push((name.as_ref(), body, *span));
+            Formula::And(Vec::new(), *span)
+        }
+        Formula::And(parts, span) => Formula::And(
+            parts.iter().map(|p| split_preferences(p, found)).collect(),
+            *span,
+        ),
+        other => other.clone(),
     }
 }

@@ -642,7 +642,14 @@ impl<'t> Validator<'t> {
                 continue;
             }
             match task.eval(&self.state, &schema.pre, &mut self.binding, i) {
-                Ok(true) => {}
+                Ok(true) => {
+                    // Its precondition's preferences, judged in the state it runs in.
+                    for p in &schema.preferences {
+                        let holds = task.eval(&self.state, &p.cond, &mut self.binding, i);
+                        self.tracker
+                            .count_action(p.name, !matches!(holds, Ok(true)));
+                    }
+                }
                 Ok(false) => {
                     failures.push(task.precondition_failure(
                         &self.state,

@@ -579,3 +579,138 @@ fn each_operator_over_a_timed_plan_by_hand() {
         Some((AtEnd, None))
     );
 }
+
+/// Preferences in action preconditions (IPC-2006 "simple preferences"): each execution of
+/// the action while the preference is false counts one violation of its name, and the
+/// metric reads the counts. Metrics are VAL's (KCL-Planning/VAL 3c7a1f3, `Validate -v`, run
+/// on these files by hand): 10, 21, 20, 22.
+#[test]
+fn precondition_preferences_count_each_execution_as_val_does() {
+    let domain = parse_domain(
+        "(define (domain rooms)
+          (:requirements :strips :negative-preconditions :preferences)
+          (:predicates (at ?r) (door ?a ?b) (lights-on ?r) (visited ?r))
+          (:action go :parameters (?a ?b)
+            :precondition (and (at ?a) (door ?a ?b)
+                               (preference lit (lights-on ?b))
+                               (preference quiet (not (visited ?b))))
+            :effect (and (not (at ?a)) (at ?b) (visited ?b)))
+          (:action switch-on :parameters (?r)
+            :precondition (and (at ?r) (preference lit (not (lights-on ?r))))
+            :effect (lights-on ?r)))",
+    )
+    .value
+    .unwrap();
+    let problem = parse_problem(
+        "(define (problem tour) (:domain rooms) (:objects a b c)
+          (:init (at a) (door a b) (door b a) (door b c) (door c b) (lights-on b))
+          (:goal (at c))
+          (:metric minimize (+ (* 10 (is-violated lit)) (is-violated quiet))))",
+    )
+    .value
+    .unwrap();
+    let task = Task::compile(&domain, &problem).unwrap();
+    for (plan, metric, counts) in [
+        ("(go a b) (go b c)", 10.0, [("lit", 2, 1), ("quiet", 2, 0)]),
+        (
+            "(go a b) (go b a) (go a b) (go b c)",
+            21.0,
+            [("lit", 4, 2), ("quiet", 4, 1)],
+        ),
+        (
+            "(switch-on a) (go a b) (switch-on b) (go b c)",
+            20.0,
+            [("lit", 4, 2), ("quiet", 2, 0)],
+        ),
+        (
+            "(go a b) (switch-on b) (go b c) (switch-on c) (go c b) (go b c)",
+            22.0,
+            [("lit", 6, 2), ("quiet", 4, 2)],
+        ),
+    ] {
+        let v = task.validate(&parse_plan(plan).value.unwrap());
+        assert!(v.valid, "{plan}: {:?}", v.failure);
+        assert_eq!(v.metric, Some(metric), "{plan}");
+        let got: Vec<(&str, usize, usize)> = v
+            .preferences
+            .iter()
+            .map(|p| (p.name.as_deref().unwrap_or(""), p.instances, p.violated))
+            .collect();
+        assert_eq!(got, counts, "{plan}");
+    }
+    // The quiet check a benchmark uses ignores preferences, which never decide validity.
+    let plan = parse_plan("(go a b) (go b a) (go a b) (go b c)")
+        .value
+        .unwrap();
+    assert!(Validator::new(&task, ValidateOptions::default()).is_valid(&plan));
+}
+
+/// The same on durative actions: `(preference NAME (at start φ))` is judged on the state
+/// before the start's happening, `at end` on the state before the end's. VAL's metrics
+/// (3c7a1f3, by hand): 1, 11, 10, 1.
+#[test]
+fn durative_condition_preferences_count_at_their_start_and_end_as_val_does() {
+    let domain = parse_domain(
+        "(define (domain oven)
+          (:requirements :durative-actions :negative-preconditions :preferences)
+          (:predicates (hot) (door-open) (clean))
+          (:durative-action heat :parameters () :duration (= ?duration 5)
+            :condition (and (at start (not (hot)))
+                            (preference shut (at start (not (door-open))))
+                            (preference tidy (at end (clean))))
+            :effect (at end (hot)))
+          (:durative-action cool :parameters () :duration (= ?duration 2)
+            :condition (at start (hot)) :effect (at end (not (hot))))
+          (:durative-action open :parameters () :duration (= ?duration 1)
+            :condition (at start (not (door-open))) :effect (at end (door-open)))
+          (:durative-action wipe :parameters () :duration (= ?duration 1)
+            :condition (at start (not (clean))) :effect (at end (clean))))",
+    )
+    .value
+    .unwrap();
+    let problem = parse_problem(
+        "(define (problem p) (:domain oven) (:init) (:goal (and))
+          (:metric minimize (+ (* 10 (is-violated shut)) (is-violated tidy))))",
+    )
+    .value
+    .unwrap();
+    let task = Task::compile(&domain, &problem).unwrap();
+    for (plan, metric) in [
+        ("0: (heat) [5]", 1.0),
+        ("0: (open) [1]\n2: (heat) [5]", 11.0),
+        (
+            "0: (heat) [5]\n1: (wipe) [1]\n6: (cool) [2]\n9: (open) [1]\n11: (heat) [5]",
+            10.0,
+        ),
+        (
+            "0: (heat) [5]\n4.5: (wipe) [1]\n6: (cool) [2]\n9: (heat) [5]",
+            1.0,
+        ),
+    ] {
+        let v = task.validate(&parse_plan(plan).value.unwrap());
+        assert!(v.valid, "{plan}: {:?}", v.failure);
+        assert_eq!(v.metric, Some(metric), "{plan}");
+    }
+    // A preference in an `over all` condition is refused by the checker, with its place.
+    let over_all = parse_domain(
+        "(define (domain o) (:requirements :durative-actions :preferences)
+          (:predicates (p))
+          (:durative-action a :parameters () :duration (= ?duration 1)
+            :condition (preference q (over all (p))) :effect (at end (p))))",
+    )
+    .value
+    .unwrap();
+    let p = parse_problem("(define (problem p) (:domain o) (:init) (:goal (p)))")
+        .value
+        .unwrap();
+    let e = Task::compile(&over_all, &p).expect_err("refused");
+    let safeplan_validate::TaskError::Invalid(diagnostics) = &e else {
+        panic!("{e}")
+    };
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("a preference here is not supported"),
+        "{diagnostics:?}"
+    );
+}

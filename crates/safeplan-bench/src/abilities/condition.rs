@@ -111,6 +111,8 @@ impl Condition {
                 Condition::Not(Box::new(Condition::from_formula(a))),
                 Condition::from_formula(b),
             ]),
+            // Soft: a preference never blocks a step.
+            Formula::Preference(..) => Condition::True,
             Formula::Exists(..) | Formula::Forall(..) | Formula::Compare(..) => {
                 Condition::Atom(canonical_sexpr(&safeplan_pddl::write_formula(f)))
             }

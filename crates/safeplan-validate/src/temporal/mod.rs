@@ -331,7 +331,11 @@ pub(crate) fn validate(task: &Task, plan: &Plan, options: &ValidateOptions) -> V
                 return fail(broken, f, warnings, Some(&run.state));
             }
         }
-        if let Err(f) = run.advance(group) {
+        let advanced = run.advance(group);
+        for (name, violated) in run.preferences.drain(..) {
+            tracker.count_action(name, violated);
+        }
+        if let Err(f) = advanced {
             let warnings = std::mem::take(&mut run.warnings);
             return fail(broken, *f, warnings, Some(&run.state));
         }
@@ -410,6 +414,9 @@ struct Run<'a, 't> {
     previous: Option<f64>,
     /// How many happenings have run.
     done: usize,
+    /// The preferences of the events' conditions judged so far (name, violated), for the
+    /// validator's tracker to count.
+    preferences: Vec<(Option<u32>, bool)>,
 }
 
 impl<'a, 't> Run<'a, 't> {
@@ -431,6 +438,7 @@ impl<'a, 't> Run<'a, 't> {
             open: Vec::new(),
             previous: None,
             done: 0,
+            preferences: Vec::new(),
         }
     }
 
@@ -499,6 +507,17 @@ impl<'a, 't> Run<'a, 't> {
                 Ok(true) => {}
                 Ok(false) => return Err(Box::new(self.unmet(e.step, e.event, t, t))),
                 Err(fault) => return Err(Box::new(self.fault(&fault, e.step, e.event, t))),
+            }
+            // The preferences of this event's conditions, on the same state (as VAL).
+            let at_end = e.event == Event::End;
+            for p in step
+                .schema
+                .preferences
+                .iter()
+                .filter(|p| p.at_end == at_end)
+            {
+                let holds = task.eval(&self.state, &p.cond, &mut self.b, h);
+                self.preferences.push((p.name, !matches!(holds, Ok(true))));
             }
         }
         if self.check_interference
