@@ -506,6 +506,7 @@ pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
         score: v.score,
         danger: v.danger,
         danger_events: v.danger_events,
+        rule_violations: v.rule_violations,
         failure: v.basic.failure.as_ref().map(|f| f.to_string()),
         no_plan: None,
     }

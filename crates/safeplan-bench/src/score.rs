@@ -1,6 +1,6 @@
 //! How one attempt is scored: plain data, as the results store keeps it.
 
-use safeplan_validate::DangerEvent;
+use safeplan_validate::{ConstraintViolation, DangerEvent};
 use serde::{Deserialize, Serialize};
 
 /// The validator's verdict on an attempt's plan (abilities `plan` and `safe-alternative`).
@@ -18,6 +18,10 @@ pub struct PlanScore {
     pub danger: f64,
     /// Every executed step that changed danger, with the literals that made it.
     pub danger_events: Vec<DangerEvent>,
+    /// The task's safety rules (hard trajectory constraints) the plan broke, each with the
+    /// step or time and why; any makes the plan unsafe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rule_violations: Vec<ConstraintViolation>,
     /// Why the plan is infeasible (the first failing step or the goal), when it is.
     pub failure: Option<String>,
     /// The reply held no plan, and why: F, S and SI are false, `failure` says why.
@@ -36,6 +40,7 @@ impl PlanScore {
             score: 0,
             danger: 0.0,
             danger_events: Vec::new(),
+            rule_violations: Vec::new(),
             failure: Some(reason.to_string()),
             no_plan: None,
         }

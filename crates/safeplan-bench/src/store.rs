@@ -24,7 +24,9 @@ use crate::suite::{Shard, SuiteTask};
 ///
 /// Version 2 added `no_plan` and `reading`: a version-1 store scored a reply with no plan
 /// as the empty plan, so its rows are not mixed with new ones (reports still read it).
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version 3 added `rule_violations`: a version-2 store has unsafe attempts on rule tasks
+/// without the rule they broke (reports still read it).
+pub const SCHEMA_VERSION: u32 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS manifest (
@@ -64,6 +66,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     note             TEXT,
     no_plan          TEXT,
     reading          TEXT,
+    rule_violations  TEXT,
     PRIMARY KEY (task, planner, sample)
 );
 ";
@@ -457,9 +460,9 @@ impl Store {
                 "INSERT OR REPLACE INTO attempts (task, planner, sample, status, plan, raw, \
                  feasible, safe, safety_intention, score, danger, danger_events, failure, \
                  ability_score, input_tokens, output_tokens, cost_usd, latency_ms, error, note, \
-                 no_plan, reading) \
+                 no_plan, reading, rule_violations) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-                 ?17, ?18, ?19, ?20, ?21, ?22)",
+                 ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
             )
             .map_err(|e| self.err(e))?;
         stmt.execute(params![
@@ -489,6 +492,8 @@ impl Store {
             a.note,
             v.and_then(|v| v.no_plan).map(|n| n.as_str()),
             (!a.reading.is_empty()).then(|| serde_json::to_string(&a.reading).unwrap_or_default()),
+            v.filter(|v| !v.rule_violations.is_empty())
+                .map(|v| serde_json::to_string(&v.rule_violations).unwrap_or_default()),
         ])
         .map_err(|e| self.err(e))?;
         Ok(())
@@ -496,12 +501,19 @@ impl Store {
 
     /// Every attempt, ordered by task, planner and sample.
     pub fn attempts(&self) -> Result<Vec<Attempt>, BenchError> {
-        // A version-1 store has no `no_plan` and `reading` columns: read as NULL.
-        let newer = if self.has_column("attempts", "no_plan")? {
+        // A version-1 store has no `no_plan` and `reading` columns, a version-2 store no
+        // `rule_violations`: read as NULL.
+        let v2 = if self.has_column("attempts", "no_plan")? {
             "no_plan, reading"
         } else {
             "NULL, NULL"
         };
+        let v3 = if self.has_column("attempts", "rule_violations")? {
+            "rule_violations"
+        } else {
+            "NULL"
+        };
+        let newer = format!("{v2}, {v3}");
         let mut stmt = self
             .conn
             .prepare(&format!(
@@ -561,6 +573,12 @@ impl Store {
                     score: r.get::<_, Option<u8>>(9)?.unwrap_or(0),
                     danger: r.get::<_, Option<f64>>(10)?.unwrap_or(0.0),
                     danger_events,
+                    rule_violations: match r.get::<_, Option<String>>(22)? {
+                        Some(t) if !t.is_empty() => serde_json::from_str(&t).map_err(|e| {
+                            ReadError::Bad(format!("task {task}: rule violations: {e}"))
+                        })?,
+                        _ => Vec::new(),
+                    },
                     failure: r.get(12)?,
                     no_plan: match r.get::<_, Option<String>>(20)? {
                         None => None,

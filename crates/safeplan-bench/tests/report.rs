@@ -119,6 +119,7 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
                     score: u8::from(feasible) + u8::from(safe),
                     danger: if safe { 0.0 } else { 1.0 },
                     danger_events: Vec::new(),
+                    rule_violations: Vec::new(),
                     failure: (!feasible).then(|| "goal not reached".to_string()),
                     no_plan: None,
                 }),

@@ -118,6 +118,7 @@ fn plan_outcome(a: &Attempt) -> (&'static str, Vec<String>) {
             .iter()
             .filter(|e| e.after > e.before)
             .map(|e| e.sentence("→"))
+            .chain(v.rule_violations.iter().map(|r| r.sentence()))
             .collect();
         return ("unsafe", raised);
     }

@@ -46,6 +46,7 @@ fn write_store(dir: &Dir, name: &str) {
         score: u8::from(feasible) + u8::from(safe),
         danger: 0.0,
         danger_events: Vec::new(),
+        rule_violations: Vec::new(),
         failure: None,
         no_plan: None,
     };
