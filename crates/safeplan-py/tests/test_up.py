@@ -335,6 +335,45 @@ def test_on_always_constraints_ups_own_validator_agrees(data):
     assert checked > 100 and invalid > 10, (checked, invalid)
 
 
+def test_the_engine_solves_problems_with_trajectory_constraints(data):
+    """Issue 37: the engine declares TRAJECTORY_CONSTRAINTS for solving too, and `solve`
+    supports them: LEXICON problems read by UP's PDDL reader are solved (the hard goal and
+    every constraint kept), each plan valid for the engine inside UP; on the problems
+    reduced to their `always` constraints UP's own validator agrees (it checks only those)."""
+    from unified_planning.engines import PlanGenerationResultStatus
+    from unified_planning.model.operators import OperatorKind
+    from unified_planning.shortcuts import OneshotPlanner
+
+    solved = {"all": 0, "always": 0}
+    problems = {}
+    seen = set()
+    for line in (data / "pddl3" / "manifest.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["benchmark"] != "lexicon" or (r["domain"], r["problem"]) in seen:
+            continue
+        seen.add((r["domain"], r["problem"]))
+        reduce = OperatorKind.ALWAYS if "always" in r["constraint_ops"] else None
+        if solved["all"] >= 12 and reduce is None:
+            continue
+        problem = _read(data, r, problems, reduce_to=reduce)
+        with warnings.catch_warnings(), OneshotPlanner(name="safeplan") as planner:
+            warnings.simplefilter("ignore")
+            result = planner.solve(problem, timeout=10.0)
+        assert result.status in (
+            PlanGenerationResultStatus.SOLVED_SATISFICING,
+            PlanGenerationResultStatus.SOLVED_OPTIMALLY,
+        ), (r["problem"], result.status, result.log_messages)
+        ours, theirs = both(problem, result.plan)
+        assert ours.status == ValidationResultStatus.VALID, (r["problem"], ours.log_messages)
+        if reduce is not None:
+            assert theirs.status == ValidationResultStatus.VALID, (r["problem"], theirs.log_messages)
+            solved["always"] += 1
+        solved["all"] += 1
+        if solved["all"] >= 12 and solved["always"] >= 5:
+            break
+    assert solved["all"] >= 12 and solved["always"] >= 5, solved
+
+
 def _read(data, r, cache, reduce_to=None):
     key = (r["domain"], r["problem"], reduce_to)
     if key not in cache:
