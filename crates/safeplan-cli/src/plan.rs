@@ -218,7 +218,8 @@ fn target(args: &PlanArgs, augmented: bool) -> Result<Target, Failure> {
         (Some(t), true) => Ok(t),
         (Some(t), false) => Err(Failure::Input {
             message: format!(
-                "--{} needs a safety-augmented task, and {} declares no 0-ary function `{}`",
+                "--{} needs a safety task, and {} declares no 0-ary function `{}` and the task \
+                 has no hard trajectory constraints (safety rules)",
                 match t {
                     Target::Unsafe => "unsafe",
                     other => other.name(),

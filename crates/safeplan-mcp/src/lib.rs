@@ -504,7 +504,7 @@ fn find_plan_now(
             Ok(Some(st)) => st,
             Ok(None) => {
                 return tool_error(format!(
-                    "kind \"{kind}\" needs a safety-augmented task (a domain with the 0-ary function `danger`); use kind \"plan\""
+                    "kind \"{kind}\" needs a safety task (a domain with the 0-ary function `danger`, or hard trajectory constraints, which are its safety rules); use kind \"plan\""
                 ));
             }
             Err(e) => {

@@ -173,7 +173,7 @@ fn safety_targets_need_the_danger_fluent() {
     let out = run(&dir, &["plan", "--unsafe", "domain.pddl", "problem.pddl"]);
     assert_eq!(code(&out), 2);
     assert!(
-        stderr(&out).contains("--unsafe needs a safety-augmented task"),
+        stderr(&out).contains("--unsafe needs a safety task"),
         "{}",
         stderr(&out)
     );
