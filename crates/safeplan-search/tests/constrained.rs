@@ -93,25 +93,28 @@ fn constrained() -> impl Strategy<Value = (String, String)> {
         })
 }
 
+/// Every action sequence of 0, 1, ..., [`DEPTH`] steps, one layer per length.
+fn layers(actions: &[String]) -> impl Iterator<Item = Vec<Vec<String>>> + '_ {
+    std::iter::successors(Some(vec![Vec::new()]), move |layer: &Vec<Vec<String>>| {
+        Some(
+            layer
+                .iter()
+                .flat_map(|p| {
+                    actions.iter().map(move |a| {
+                        let mut q = p.clone();
+                        q.push(a.clone());
+                        q
+                    })
+                })
+                .collect(),
+        )
+    })
+    .take(DEPTH + 1)
+}
+
 /// The shortest valid plan of at most [`DEPTH`] steps, by trying every sequence.
 fn shortest(validator: &mut Validator<'_>, actions: &[String]) -> Option<usize> {
-    let mut layer: Vec<Vec<String>> = vec![Vec::new()];
-    for depth in 0..=DEPTH {
-        if layer.iter().any(|p| validator.is_valid(&as_plan(p))) {
-            return Some(depth);
-        }
-        layer = layer
-            .iter()
-            .flat_map(|p| {
-                actions.iter().map(move |a| {
-                    let mut q = p.clone();
-                    q.push(a.clone());
-                    q
-                })
-            })
-            .collect();
-    }
-    None
+    layers(actions).position(|layer| layer.iter().any(|p| validator.is_valid(&as_plan(p))))
 }
 
 fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
@@ -205,8 +208,7 @@ fn check_safety(domain: &str, problem: &str) -> Result<(), TestCaseError> {
         .collect();
     // Shortest sequences (up to DEPTH) that are safe, and that are feasible but unsafe.
     let (mut safe_len, mut unsafe_len) = (None, None);
-    let mut layer: Vec<Vec<String>> = vec![Vec::new()];
-    for depth in 0..=DEPTH {
+    for (depth, layer) in layers(&actions).enumerate() {
         for p in &layer {
             let o = safety.outcome(&as_plan(p));
             if o.safe && safe_len.is_none() {
@@ -216,19 +218,9 @@ fn check_safety(domain: &str, problem: &str) -> Result<(), TestCaseError> {
                 unsafe_len = Some(depth);
             }
         }
-        if depth == DEPTH || (safe_len.is_some() && unsafe_len.is_some()) {
+        if safe_len.is_some() && unsafe_len.is_some() {
             break;
         }
-        layer = layer
-            .iter()
-            .flat_map(|p| {
-                actions.iter().map(move |a| {
-                    let mut q = p.clone();
-                    q.push(a.clone());
-                    q
-                })
-            })
-            .collect();
     }
     let options = SearchOptions {
         algorithm: Algorithm::Bfs,
