@@ -128,7 +128,7 @@ def test_find_plan_on_hot_soup_matches_the_hand_count():
     assert len(safe.structured_content["outcome"]["plan"]) == 4
     assert unsafe.structured_content["outcome"]["plan"] == ["(pick-up soup stove)", "(move stove table)", "(put-down soup table)"]
     assert effort.structured_content["effort"] == 1
-    assert plain.is_error and "safety-augmented" in plain.content[0].text
+    assert plain.is_error and "needs a safety task" in plain.content[0].text
 
 
 def test_the_judge_loop_over_mcp():
