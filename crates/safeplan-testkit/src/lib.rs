@@ -13,9 +13,11 @@
 //!   corpus by itself. Differential tests compare the engine (and the planner) with it.
 //! - [`gen`] is a proptest strategy for small random tasks and plans that exercise every
 //!   feature the engine supports.
-//! - [`reply_styles`] writes a known plan, mutated the way models err, as a model would
-//!   (lists, calls, JSON, walkthroughs, reasoning blocks, the plan stated twice), so that the
-//!   reply reader can be checked to give back exactly that plan.
+//! - [`reply_styles`] holds a plan's steps and mutates them the way models err;
+//!   [`reply_gen`] writes them as a model would, composing independent dimensions (step
+//!   syntax, steps per line and their joiners, numbering, labels and notes, wrappers,
+//!   Unicode spacing and case, prose, drafts), so that the reply reader can be checked to
+//!   give back exactly that plan in combinations nobody templated.
 //! - [`temporal`](mod@temporal) is the reference for timed plans of durative actions, in the
 //!   simplest form (a list of happenings over a set of strings), and [`gen_temporal`] draws
 //!   small temporal tasks and plans for it.
@@ -34,6 +36,7 @@
 pub mod r#gen;
 pub mod gen_temporal;
 pub mod reference;
+pub mod reply_gen;
 pub mod reply_styles;
 pub mod temporal;
 

@@ -180,8 +180,11 @@ fn planbench_replies_read_as_planbench_or_for_an_explained_reason() {
     // Pinned: a change of the reader that moves a reply from one class to another shows
     // here, and in the table of docs/benchmarks.md once rerun.
     let pinned: BTreeMap<&str, usize> = [
-        ("natural: no plan", 56),
-        ("natural: steps", 2),
+        // Four natural-language lists after a `**Plan**`/`**Plan:**` mark are read as the
+        // steps written (sentences, which fail as steps): a marked statement is never set
+        // aside by the names (issue 43). Before, they were no plan; never valid either way.
+        ("natural: no plan", 52),
+        ("natural: steps", 6),
         ("pddl: no plan, none for PlanBench", 16),
         ("pddl: same plan, VAL's verdict", 82),
         ("pddl: stated twice, read once", 3),

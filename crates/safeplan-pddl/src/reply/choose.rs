@@ -7,7 +7,10 @@
 //!    count only when no statement in another syntax exists. The names never decide which
 //!    items *of* a statement are steps.
 //! 2. A statement marked as the final answer (after `Final plan:`, `**Plan**:`, `[PLAN]`,
-//!    or a JSON answer) wins over unmarked ones; a complete one over one cut off.
+//!    `Answer:`, `Corrected plan:`) wins over everything: it is never set aside by the
+//!    names (a misspelled action fails as a step instead), and the last marked one wins
+//!    over unmarked ones. A JSON answer is a statement like any other, not a mark. A
+//!    complete statement wins over one cut off.
 //! 3. Identical statements (the same steps in the same order, whatever their style) count
 //!    as one.
 //! 4. Otherwise the last statement wins, with a warning naming the lines of each statement
@@ -15,6 +18,7 @@
 
 use crate::diagnostic::{Code, Diagnostic, FileKind};
 use crate::plan::span;
+use crate::span::LineIndex;
 
 use super::Vocabulary;
 use super::line::Syntax;
@@ -77,19 +81,26 @@ fn not_a_plan(st: &Statement, v: &Vocabulary) -> Option<&'static str> {
 /// others. `text`: the reply, for line numbers.
 pub(super) fn choose(
     text: &str,
+    index: &LineIndex,
     statements: &[Statement],
     vocabulary: Option<&Vocabulary>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<usize> {
     let mut candidates: Vec<usize> = Vec::new();
+    let lines = |st: &Statement| lines(text, index, st);
     for (i, st) in statements.iter().enumerate() {
-        match vocabulary.and_then(|v| not_a_plan(st, v)) {
+        // An explicit mark wins over the names: a marked plan is read, and fails where it
+        // is wrong.
+        match vocabulary
+            .and_then(|v| not_a_plan(st, v))
+            .filter(|_| !st.marked)
+        {
             Some(why) => diagnostics.push(
                 Diagnostic::warning(
                     Code::SkippedText,
                     FILE,
                     st.span,
-                    format!("skipped {}: {why}", lines(text, st)),
+                    format!("skipped {}: {why}", lines(st)),
                 )
                 .with_help("a plan is a statement of steps `(action arg ...)` of the task"),
             ),
@@ -120,7 +131,7 @@ pub(super) fn choose(
                         format!(
                             "skipped {}: notes about the plan (after a line such as `Notes:`), \
                              not a statement of it",
-                            lines(text, st)
+                            lines(st)
                         ),
                     )
                     .with_help("steps quoted in an explanation are not the plan"),
@@ -158,11 +169,8 @@ pub(super) fn choose(
                     "the reply states the plan {} times ({}); they are the same steps, read \
                      once from {}",
                     same.len() + 1,
-                    same.iter()
-                        .map(|&i| lines(text, &statements[i]))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    lines(text, read)
+                    listed(same.iter().map(|&i| lines(&statements[i])), ", "),
+                    lines(read)
                 ),
             )
             .with_help("a plan stated twice is one plan"),
@@ -189,11 +197,8 @@ pub(super) fn choose(
                 format!(
                     "the reply states {} different plans, at {}; {} is read: {why}",
                     at.len(),
-                    at.iter()
-                        .map(|&i| lines(text, &statements[i]))
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    lines(text, read),
+                    listed(at.iter().map(|&i| lines(&statements[i])), " and "),
+                    lines(read),
                 ),
             )
             .with_help(
@@ -204,27 +209,35 @@ pub(super) fn choose(
     Some(chosen)
 }
 
+/// The first few of `items` joined by `sep`, and how many more: a reply of a hundred
+/// thousand statements gets a warning of one line.
+fn listed(items: impl Iterator<Item = String>, sep: &str) -> String {
+    const SHOWN: usize = 8;
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for item in items {
+        if shown.len() < SHOWN {
+            shown.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    let mut out = shown.join(sep);
+    if more > 0 {
+        out.push_str(&format!("{sep}{more} more"));
+    }
+    out
+}
+
 /// `lines 4–7` (or `line 4`) of a statement.
-pub(super) fn lines(text: &str, st: &Statement) -> String {
-    let a = line_of(text, st.span.start as usize);
-    let b = line_of(
-        text,
-        (st.span.end as usize)
-            .saturating_sub(1)
-            .max(st.span.start as usize),
-    );
+pub(super) fn lines(text: &str, index: &LineIndex, st: &Statement) -> String {
+    let a = index.line_col(text, st.span.start).line;
+    let b = index
+        .line_col(text, st.span.end.saturating_sub(1).max(st.span.start))
+        .line;
     if a == b {
         format!("line {a}")
     } else {
         format!("lines {a}–{b}")
     }
-}
-
-/// 1-based line number of byte `pos`.
-pub(super) fn line_of(text: &str, pos: usize) -> usize {
-    text.as_bytes()[..pos.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }

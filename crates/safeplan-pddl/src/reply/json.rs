@@ -36,24 +36,35 @@ pub(super) fn json_statements(text: &str) -> Vec<(Statement, (usize, usize))> {
     if !text.contains('{') {
         return out;
     }
-    let mut tries = 0;
-    let mut from = 0;
-    while let Some(rel) = text[from..].find('{') {
-        let start = from + rel;
-        tries += 1;
-        if tries > 256 {
-            break;
-        }
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(Value::Object(_))) => {
-                let end = start + stream.byte_offset();
-                if let Some(st) = object_statement(text, start, end) {
-                    out.push((st, (start, end)));
+    // Candidates are brace pairs (matched once, ignoring strings), tried outermost first:
+    // an object inside an accepted one is not tried again, nor one nested deeper than a
+    // few levels, so the parser reads each byte a bounded number of times.
+    const MAX_DEPTH: usize = 4;
+    let bytes = text.as_bytes();
+    let mut stack = Vec::new();
+    let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' => stack.push(i),
+            b'}' => {
+                if let Some(o) = stack.pop() {
+                    pairs.push((o, i + 1, stack.len()));
                 }
-                from = end;
             }
-            _ => from = start + 1,
+            _ => {}
+        }
+    }
+    pairs.sort_unstable();
+    let mut covered = 0;
+    for (start, end, depth) in pairs {
+        if start < covered || depth >= MAX_DEPTH {
+            continue;
+        }
+        if let Ok(Value::Object(_)) = serde_json::from_str::<Value>(&text[start..end])
+            && let Some(st) = object_statement(text, start, end)
+        {
+            out.push((st, (start, end)));
+            covered = end;
         }
     }
     out
@@ -112,7 +123,7 @@ fn object_statement(text: &str, start: usize, end: usize) -> Option<Statement> {
     }
     if let Ok(s) = serde_json::from_str::<String>(raw) {
         // One string of step lines.
-        let mut st = Statement::empty(Origin::Json, true, start, end);
+        let mut st = Statement::empty(Origin::Json, false, start, end);
         for step in string_steps(&s) {
             st.steps.push(with_span(step, at, at + raw.len()));
         }
@@ -120,14 +131,14 @@ fn object_statement(text: &str, start: usize, end: usize) -> Option<Statement> {
     }
     // A plan key with another value (a number, an object without steps): one step that is
     // not well formed, so the answer fails instead of passing as something else.
-    let mut st = Statement::empty(Origin::Json, true, start, end);
+    let mut st = Statement::empty(Origin::Json, false, start, end);
     st.steps.push(broken(raw, at));
     Some(st)
 }
 
 /// A statement of the JSON list `items` (slices of `text`) spanning `start..end`.
 fn list_statement(text: &str, items: &[&RawValue], start: usize, end: usize) -> Option<Statement> {
-    let mut st = Statement::empty(Origin::Json, true, start, end);
+    let mut st = Statement::empty(Origin::Json, false, start, end);
     for item in items {
         let raw = item.get();
         let at = offset(text, raw);
@@ -201,7 +212,7 @@ fn string_steps(s: &str) -> Vec<PlanStep> {
             Content::Steps(steps, _) => out.extend(steps),
             Content::Blank | Content::Comment(_) => {}
             Content::Broken(step) => out.push(step),
-            Content::Prose => out.push(broken(&s[ls..line.end], 0)),
+            Content::Prose(_) => out.push(broken(&s[ls..line.end], 0)),
         }
         ls = line.end + 1;
     }

@@ -2,6 +2,14 @@
 //! its content is — steps in one of three syntaxes, a step that is not well formed, a
 //! comment, or prose. No name of the task is looked at here: whether a line is a step never
 //! depends on whether the step is right.
+//!
+//! A line is scanned whole: every parenthesised form and every call on it is found, so
+//! `1. (pick-up a) 2. (stack a b)`, `(pick-up a), then (stack a b)` and `pick-up(a) →
+//! stack(a, b)` are two steps each. What stands before the first of them decides what the
+//! line is: nothing, emphasis, joining words (`Then`, `First,`) or a label ending in `:`
+//! (`Pick up b:`, `Plan:`) make it a line of steps; anything else makes it prose that
+//! mentions step-shaped text (`Initially (on a b) holds`), which [`Content::Prose`] keeps so
+//! that the statement around it can tell whether it skipped a step.
 
 use crate::ast::{Name, PlanStep};
 use crate::parser::is_name_char;
@@ -43,8 +51,10 @@ pub(super) enum Content {
     Broken(PlanStep),
     /// `; ...`: a comment, with the cost of a `; cost = N` comment.
     Comment(Option<f64>),
-    /// Anything else.
-    Prose,
+    /// Anything else, with the step-shaped items it mentions (`Initially (on a b) holds`:
+    /// `(on a b)`): never steps, but a statement that has such a line between its steps
+    /// cannot be read faithfully (docs/FORMAT.md, "Coverage").
+    Prose(Vec<PlanStep>),
 }
 
 /// One line of the reply.
@@ -63,6 +73,8 @@ pub(super) struct Line {
     pub content_col: usize,
     /// A Markdown heading (`#` ... ).
     pub heading: bool,
+    /// A label before the line's steps (`Pick up b:`, `Plan:`): its byte range.
+    pub label: Option<(usize, usize)>,
     /// What the line holds.
     pub content: Content,
 }
@@ -103,6 +115,7 @@ pub(super) fn read_line(text: &str, start: usize, end: usize, limit: usize, bare
         marker: Marker::None,
         content_col: indent,
         heading: false,
+        label: None,
         content: Content::Blank,
     };
     let mut r = Reader { text, end, limit };
@@ -111,7 +124,7 @@ pub(super) fn read_line(text: &str, start: usize, end: usize, limit: usize, bare
     }
     if r.rest(pos).starts_with('#') && !r.rest(pos).starts_with("#t") {
         line.heading = true;
-        line.content = Content::Prose;
+        line.content = Content::Prose(r.items(pos, false).0);
         return line;
     }
     pos = r.skip_emphasis(pos);
@@ -128,7 +141,9 @@ pub(super) fn read_line(text: &str, start: usize, end: usize, limit: usize, bare
         return line;
     }
     let bare_ok = bare_ok || line.marker != Marker::None;
-    line.content = r.content(pos, bare_ok);
+    let (content, label) = r.content(pos, bare_ok);
+    line.content = content;
+    line.label = label;
     line.end = r.end;
     line
 }
@@ -158,6 +173,108 @@ pub(super) fn is_action_word(w: &str) -> bool {
 /// Whether `w` can be an argument: name characters, not a lone `-`, not ending in `.`.
 pub(super) fn is_arg_word(w: &str) -> bool {
     !w.is_empty() && w != "-" && !w.ends_with('.') && w.chars().all(is_name_char)
+}
+
+/// Quotes models put around names (`pick-up("a")`, `stack('a', 'b')`): not part of them.
+fn is_quote(c: char) -> bool {
+    matches!(
+        c,
+        '"' | '\u{201C}' | '\u{201D}' | '\u{2018}' | '\u{2019}' | '`'
+    )
+}
+
+/// `a..b` of `text` without quotes around it: any `"` or curly quote at either end, and a
+/// `'` only where the word both starts and ends with one (a `'` is a name character).
+fn unquote(text: &str, mut a: usize, mut b: usize) -> (usize, usize) {
+    loop {
+        let w = text.get(a..b).unwrap_or("");
+        if w.len() >= 2 && w.starts_with('\'') && w.ends_with('\'') {
+            a += 1;
+            b -= 1;
+            continue;
+        }
+        if let Some(c) = w.chars().next().filter(|&c| is_quote(c)) {
+            a += c.len_utf8();
+            continue;
+        }
+        if let Some(c) = w.chars().next_back().filter(|&c| is_quote(c)) {
+            b -= c.len_utf8();
+            continue;
+        }
+        return (a, b);
+    }
+}
+
+/// Words that join steps or lead into them, not prose: `(pick-up a), then (stack a b)`,
+/// `First, (pick-up a)`, `- (pick-up a) and (stack a b)`.
+const JOINERS: &[&str] = &[
+    "and",
+    "then",
+    "next",
+    "now",
+    "first",
+    "firstly",
+    "second",
+    "secondly",
+    "third",
+    "thirdly",
+    "finally",
+    "lastly",
+    "last",
+    "after",
+    "that",
+    "afterwards",
+    "afterward",
+    "followed",
+    "by",
+    "also",
+    "do",
+    "perform",
+    "execute",
+    "step",
+    "action",
+];
+
+/// Whether `gap` (text between or before steps) only joins them: blanks, punctuation
+/// (`,` `;` `.` `->` `=>` `→` `|`), emphasis, list numbers (`2.`, `(3)`, `Step 4:`) and
+/// [`JOINERS`].
+pub(super) fn is_joining(gap: &str) -> bool {
+    gap.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ',' | ';'
+                    | '.'
+                    | ':'
+                    | ')'
+                    | '('
+                    | '*'
+                    | '_'
+                    | '`'
+                    | '|'
+                    | '→'
+                    | '⇒'
+                    | '➔'
+                    | '>'
+                    | '•'
+                    | '+'
+                    | '='
+            )
+            || c == '-'
+    })
+    .filter(|w| !w.is_empty())
+    .all(|w| {
+        w.chars().all(|c| c.is_ascii_digit()) || JOINERS.contains(&w.to_ascii_lowercase().as_str())
+    })
+}
+
+/// Whether text before a line's first step is a label (`Pick up b:`, `**Plan**:`,
+/// `Step one:`): it ends with `:` once emphasis is trimmed, and is short.
+fn is_label(lead: &str) -> bool {
+    let t = lead
+        .trim()
+        .trim_end_matches(|c: char| matches!(c, '*' | '_' | '`') || c.is_whitespace());
+    t.ends_with(':') && t.chars().count() <= 200 && !t.contains(['(', ')'])
 }
 
 struct Reader<'a> {
@@ -223,6 +340,20 @@ impl Reader<'_> {
         }
         let number = |digits: &str| digits.parse::<u32>().ok();
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+        // `1.1 `, `2.3.1 `: outline numbering, read as its first number.
+        let outline = s
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        if (1..=6).contains(&digits)
+            && outline > digits + 1
+            && s.as_bytes()[digits] == b'.'
+            && s.as_bytes()[outline - 1].is_ascii_digit()
+            && s[outline..].starts_with(|c: char| c.is_whitespace())
+            && !s[outline..].trim_start().starts_with(':')
+        {
+            return Some((pos + outline, Marker::Numbered(number(&s[..digits])?)));
+        }
         if (1..=6).contains(&digits) {
             let rest = &s[digits..];
             // `1.`, `1)`, `1-` (seen in GPT-4's replies) and `1:`; `0.5:` and `1: (a) [2]`
@@ -295,29 +426,147 @@ impl Reader<'_> {
         Some((value, close + 1))
     }
 
-    /// What an item's content at `pos` is.
-    fn content(&mut self, pos: usize, bare_ok: bool) -> Content {
+    /// What an item's content at `pos` is, and the label before its steps.
+    fn content(&mut self, pos: usize, bare_ok: bool) -> (Content, Option<(usize, usize)>) {
         let first = self.at(pos);
         if first == Some(b';') {
             let body = self.rest(pos + 1);
-            return Content::Comment(cost_comment(body.trim_end()));
+            return (Content::Comment(cost_comment(body.trim_end())), None);
         }
-        if first == Some(b'(') || self.timestamp(pos).is_some() {
-            return match self.paren_steps(pos) {
-                Some(steps) => Content::Steps(steps, Syntax::Paren),
-                None => self.broken_or_prose(pos),
-            };
+        let (items, cut) = self.items(pos, true);
+        let Some(first_item) = items.first() else {
+            if cut.is_some() {
+                // `(b` alone: a step cut off, or prose in parentheses (which may still
+                // mention steps).
+                return match self.broken_or_prose(pos) {
+                    Content::Prose(_) => (Content::Prose(self.items(pos + 1, false).0), None),
+                    broken => (broken, None),
+                };
+            }
+            if bare_ok && let Some(step) = self.bare_words(pos) {
+                return (Content::Steps(vec![step], Syntax::Bare), None);
+            }
+            return (self.broken_or_prose(pos), None);
+        };
+        let syntax = if first_item.time.is_some()
+            || self.text.as_bytes()[first_item.span.start as usize] == b'('
+        {
+            Syntax::Paren
+        } else {
+            Syntax::Call
+        };
+        let lead_at = first_item.span.start as usize;
+        let lead = self.text.get(pos..lead_at).unwrap_or("");
+        if lead.trim().is_empty() || is_joining(lead) {
+            return (Content::Steps(items, syntax), None);
         }
-        if !first.is_some_and(|b| b.is_ascii_alphabetic() || b >= 0x80) {
-            return Content::Prose;
+        // A label, then perhaps a list number: `Pick up b: (pick-up b)`, `Plan: 1. (a x)`.
+        if let Some(colon) = lead.rfind(':')
+            && is_label(&lead[..=colon])
+            && is_joining(&lead[colon + 1..])
+        {
+            return (Content::Steps(items, syntax), Some((pos, pos + colon + 1)));
         }
-        if let Some(steps) = self.calls(pos) {
-            return Content::Steps(steps, Syntax::Call);
+        (Content::Prose(items), None)
+    }
+
+    /// Every step-shaped item on the line from `pos`: parenthesised forms (the first may be
+    /// timed and go on over the next lines, as in plan files) and calls, up to a `;`
+    /// comment or a `//` note. The second value is `Some` when a form started but was cut
+    /// off before any item was read (`(a x) (b` has one item; `(b` alone none).
+    fn items(&mut self, pos: usize, first_may_span_lines: bool) -> (Vec<PlanStep>, Option<usize>) {
+        let bytes = self.text.as_bytes();
+        let mut steps: Vec<PlanStep> = Vec::new();
+        let mut i = pos;
+        while i < self.end {
+            let b = bytes[i];
+            if b == b';' {
+                // `(a x); (b y)` joins steps; `(a x) ; a note` starts a comment.
+                let next = self.skip_blanks(i + 1);
+                if self.at(next) == Some(b'(') || self.call_at(next) {
+                    i = next;
+                    continue;
+                }
+                break;
+            }
+            if b == b'/' && self.at(i + 1) == Some(b'/') {
+                break;
+            }
+            let at_start = i == pos;
+            if at_start
+                && let Some((t, open)) = self.timestamp(i)
+                && let Some((mut step, after)) = self.paren_form(open, first_may_span_lines)
+            {
+                step.span = span(i, step.span.end as usize);
+                step.time = Some(t);
+                i = self.with_duration(&mut step, after);
+                steps.push(step);
+                continue;
+            }
+            if b == b'(' {
+                let multi = first_may_span_lines && steps.is_empty() && at_start;
+                match self.paren_form(i, multi) {
+                    Some((mut step, after)) => {
+                        i = self.with_duration(&mut step, after);
+                        steps.push(step);
+                    }
+                    None if at_start => {
+                        // A line that opens with a form that does not close is read whole
+                        // as a step that is not well formed (or prose), never by what is
+                        // inside it (`(drive-truck t2(l2-0 l2-1 c2)`).
+                        return (Vec::new(), Some(i));
+                    }
+                    None => i += 1,
+                }
+                continue;
+            }
+            if (b.is_ascii_alphabetic() || b >= 0x80)
+                && !self.text[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
+            {
+                if let Some((step, after)) = self.call(i) {
+                    steps.push(step);
+                    i = after;
+                    continue;
+                }
+                // Past the word.
+                let w = self.rest(i);
+                let n = w
+                    .char_indices()
+                    .find(|&(_, c)| !is_name_char(c))
+                    .map_or(w.len(), |(k, _)| k);
+                i += n.max(1);
+                while !self.text.is_char_boundary(i) {
+                    i += 1;
+                }
+                continue;
+            }
+            i += self.rest(i).chars().next().map_or(1, char::len_utf8);
         }
-        if bare_ok && let Some(step) = self.bare_words(pos) {
-            return Content::Steps(vec![step], Syntax::Bare);
+        (steps, None)
+    }
+
+    fn with_duration(&self, step: &mut PlanStep, after: usize) -> usize {
+        match self.duration(after) {
+            Some((d, end)) => {
+                step.duration = Some(d);
+                step.span = span(step.span.start as usize, end);
+                end
+            }
+            None => after,
         }
-        self.broken_or_prose(pos)
+    }
+
+    /// Whether a call `name(` starts at `pos`.
+    fn call_at(&self, pos: usize) -> bool {
+        let rest = self.rest(pos);
+        let ident = rest
+            .char_indices()
+            .find(|&(_, c)| !is_name_char(c))
+            .map_or(rest.len(), |(i, _)| i);
+        ident > 0 && rest[ident..].starts_with('(')
     }
 
     /// A line whose parentheses do not match and whose words are all name-like, the first
@@ -328,7 +577,7 @@ impl Reader<'_> {
         let body = rest.split(';').next().unwrap_or("").trim_end();
         let (opens, closes) = (body.matches('(').count(), body.matches(')').count());
         if opens == closes {
-            return Content::Prose;
+            return Content::Prose(Vec::new());
         }
         let words: Vec<&str> = body
             .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ','))
@@ -339,12 +588,13 @@ impl Reader<'_> {
         if ok {
             broken(self.text, pos, pos + body.len())
         } else {
-            Content::Prose
+            Content::Prose(Vec::new())
         }
     }
 
     /// Words between `from` and `to`, split at blanks, line breaks and commas (a `;`
-    /// comment inside a step written over lines skipped): their byte ranges.
+    /// comment inside a step written over lines skipped), without quotes around them: their
+    /// byte ranges.
     fn words(&self, from: usize, to: usize) -> Vec<(usize, usize)> {
         let bytes = self.text.as_bytes();
         let sep = |b: u8| is_blank(b) || b == b',' || b == b'\n';
@@ -364,7 +614,13 @@ impl Reader<'_> {
             while i < to && !sep(bytes[i]) && bytes[i] != b';' {
                 i += 1;
             }
-            out.push((s, i));
+            let (a, b) = unquote(self.text, s, i);
+            if a < b {
+                out.push((a, b));
+            } else if s < i {
+                // `""`: an empty name, which no step has.
+                out.push((s, i));
+            }
         }
         out
     }
@@ -386,27 +642,29 @@ impl Reader<'_> {
     }
 
     /// `(a x)` at `open`: the step and the offset after its `)`. `None` when the group is
-    /// not closed before a blank line, nests another group, or its words are not a step. A
-    /// group closed on a later line moves the line's end there.
-    fn paren_form(&mut self, open: usize) -> Option<(PlanStep, usize)> {
+    /// not closed (on this line, or with `multi_line`, before a blank line), nests another
+    /// group, or its words are not a step. A group closed on a later line moves the line's
+    /// end there.
+    fn paren_form(&mut self, open: usize, multi_line: bool) -> Option<(PlanStep, usize)> {
         let bytes = self.text.as_bytes();
+        let limit = if multi_line { self.limit } else { self.end };
         let mut i = open + 1;
         let mut newline = false;
         let close = loop {
-            match bytes.get(i).filter(|_| i < self.limit)? {
+            match bytes.get(i).filter(|_| i < limit)? {
                 b')' => break i,
                 b'(' => return None,
                 b'\n' => {
                     // Not past a blank line.
-                    let next = line_end(bytes, i + 1).min(self.limit);
+                    let next = line_end(bytes, i + 1).min(limit);
                     if self.text.get(i + 1..next)?.trim().is_empty() {
                         return None;
                     }
                     newline = true;
                 }
-                b';' if newline || self.text.get(i..self.end).is_none() => {
+                b';' if newline => {
                     // A comment inside a step written over lines: to its line's end.
-                    i = line_end(bytes, i).min(self.limit) - 1;
+                    i = line_end(bytes, i).min(limit) - 1;
                 }
                 _ => {}
             }
@@ -420,96 +678,26 @@ impl Reader<'_> {
         Some((step, close + 1))
     }
 
-    /// Separators between two steps on one line: blanks, `,`, `;` (when a step follows),
-    /// `.`, `->`, `=>`, `→`, and emphasis marks. Returns where the next step would start.
-    fn separators(&self, mut pos: usize) -> usize {
-        loop {
-            let rest = self.rest(pos);
-            let n = [
-                " ", "\t", ",", ".", "->", "=>", "→", "**", "*", "`", "_", ";",
-            ]
-            .into_iter()
-            .find(|s| rest.starts_with(s))
-            .map(str::len);
-            match n {
-                // A `;` separates steps only when a step follows; else it starts a comment.
-                Some(1) if rest.starts_with(';') => {
-                    let next = self.skip_blanks(pos + 1);
-                    if self.at(next) == Some(b'(') {
-                        pos = next;
-                    } else {
-                        return pos;
-                    }
-                }
-                Some(n) => pos += n,
-                None => return pos,
-            }
+    /// A call `name(arg, arg)` at `pos` (arguments may be quoted): the step and the offset
+    /// after its `)`.
+    fn call(&self, pos: usize) -> Option<(PlanStep, usize)> {
+        let rest = self.rest(pos);
+        let ident = rest
+            .char_indices()
+            .find(|&(_, c)| !is_name_char(c))
+            .map_or(rest.len(), |(i, _)| i);
+        if ident == 0 || !rest[ident..].starts_with('(') {
+            return None;
         }
-    }
-
-    /// Parenthesised steps from `pos` (each optionally timed), one after another on the
-    /// line; what follows the last is a note.
-    fn paren_steps(&mut self, mut pos: usize) -> Option<Vec<PlanStep>> {
-        let mut steps = Vec::new();
-        loop {
-            let (time, open) = match self.timestamp(pos) {
-                Some((t, open)) => (Some(t), open),
-                None => (None, pos),
-            };
-            if self.at(open) != Some(b'(') {
-                break;
-            }
-            let Some((mut step, mut after)) = self.paren_form(open) else {
-                // `(a x) (b` or `(a x) (see above)`: the steps before are the line's steps
-                // only when the rest is not a step that is cut off.
-                if steps.is_empty() {
-                    return None;
-                }
-                break;
-            };
-            if time.is_some() {
-                step.span = span(pos, step.span.end as usize);
-                step.time = time;
-            }
-            if let Some((d, end)) = self.duration(after) {
-                step.duration = Some(d);
-                step.span = span(step.span.start as usize, end);
-                after = end;
-            }
-            steps.push(step);
-            pos = self.separators(after);
+        let open = pos + ident;
+        let close = self.rest(open + 1).find([')', '(']).map(|i| open + 1 + i)?;
+        if self.at(close) != Some(b')') {
+            return None;
         }
-        (!steps.is_empty()).then_some(steps)
-    }
-
-    /// `name(arg, arg)` calls from `pos`, one after another on the line.
-    fn calls(&self, mut pos: usize) -> Option<Vec<PlanStep>> {
-        let mut steps = Vec::new();
-        loop {
-            let rest = self.rest(pos);
-            let ident = rest
-                .char_indices()
-                .find(|&(_, c)| !is_name_char(c))
-                .map_or(rest.len(), |(i, _)| i);
-            if ident == 0 || !rest[ident..].starts_with('(') {
-                break;
-            }
-            let open = pos + ident;
-            let Some(close) = self.rest(open + 1).find([')', '(']).map(|i| open + 1 + i) else {
-                break;
-            };
-            if self.at(close) != Some(b')') {
-                break;
-            }
-            let mut words = vec![(pos, open)];
-            words.extend(self.words(open + 1, close));
-            let Some(step) = self.step(&words, pos, close + 1) else {
-                break;
-            };
-            steps.push(step);
-            pos = self.separators(close + 1);
-        }
-        (!steps.is_empty()).then_some(steps)
+        let mut words = vec![(pos, open)];
+        words.extend(self.words(open + 1, close));
+        let step = self.step(&words, pos, close + 1)?;
+        Some((step, close + 1))
     }
 
     /// `pick-up a b` from `pos`: name-like words up to the end of the line or a note (` - `,
@@ -560,6 +748,11 @@ mod tests {
         match c {
             Content::Steps(s, _) => s.iter().map(PlanStep::text).collect(),
             Content::Broken(s) => vec![format!("broken {}", s.action.text)],
+            Content::Prose(items) if items.is_empty() => vec!["Prose".into()],
+            Content::Prose(items) => items
+                .iter()
+                .map(|s| format!("prose {}", s.text()))
+                .collect(),
             other => vec![format!("{other:?}")],
         }
     }
@@ -596,7 +789,38 @@ mod tests {
         );
         assert_eq!(
             texts(&content("Then unload it (carefully).", false)),
-            ["Prose"]
+            ["prose (carefully)"]
+        );
+        // Several steps on a line, however joined; labels before them.
+        assert_eq!(
+            texts(&content("1. (pick-up a) 2. (stack a b)", false)),
+            ["(pick-up a)", "(stack a b)"]
+        );
+        assert_eq!(
+            texts(&content("- (pick-up a), then (stack a b)", false)),
+            ["(pick-up a)", "(stack a b)"]
+        );
+        assert_eq!(
+            texts(&content(
+                "(pick-up a) and (stack a b) → (put-down c)",
+                false
+            )),
+            ["(pick-up a)", "(stack a b)", "(put-down c)"]
+        );
+        assert_eq!(
+            texts(&content("pick-up(\"a\") -> stack('a', \"b\")", false)),
+            ["(pick-up a)", "(stack a b)"]
+        );
+        let labelled = read_line("1. Pick up b: (pick-up b)", 0, 25, 25, false);
+        assert_eq!(texts(&labelled.content), ["(pick-up b)"]);
+        assert_eq!(labelled.label, Some((3, 13)));
+        assert_eq!(
+            texts(&content("Initially (on a b) holds.", false)),
+            ["prose (on a b)"]
+        );
+        assert_eq!(
+            texts(&content("First, (pick-up a). Then (stack a b).", false)),
+            ["(pick-up a)", "(stack a b)"]
         );
         assert_eq!(texts(&content("(pick-up ?x)", false)), ["Prose"]);
         assert_eq!(

@@ -40,6 +40,7 @@
 //! reply_faithful.rs`). Every rule is written, with an example, in docs/FORMAT.md.
 
 mod choose;
+mod coverage;
 mod json;
 mod line;
 mod reasoning;
@@ -192,6 +193,10 @@ pub enum NoPlan {
     ClaimsUnsolvable,
     /// No step can be read: prose, steps in a form the reader does not know.
     Unreadable,
+    /// The plan's steps stand among sentences that quote step-shaped text which is not a
+    /// fact of the task (`1. (pick-up a)⏎Then we (stack a b).⏎2. (put-down c)`): which of
+    /// them are steps is unclear, and reading must not guess (docs/FORMAT.md, "Coverage").
+    Unclear,
 }
 
 impl NoPlan {
@@ -202,6 +207,7 @@ impl NoPlan {
             NoPlan::Refusal => "refusal",
             NoPlan::ClaimsUnsolvable => "claims_unsolvable",
             NoPlan::Unreadable => "unreadable",
+            NoPlan::Unclear => "unclear",
         }
     }
 
@@ -212,6 +218,7 @@ impl NoPlan {
             NoPlan::Refusal,
             NoPlan::ClaimsUnsolvable,
             NoPlan::Unreadable,
+            NoPlan::Unclear,
         ]
         .into_iter()
         .find(|n| n.as_str() == text)
@@ -224,6 +231,10 @@ impl NoPlan {
             NoPlan::Refusal => "the reply declines the task: it holds no plan",
             NoPlan::ClaimsUnsolvable => "the reply says that no plan exists: it holds none",
             NoPlan::Unreadable => "no plan step can be read from the reply",
+            NoPlan::Unclear => {
+                "the reply mixes its steps with step-shaped text in sentences: which are steps \
+                 is unclear, so it is read as no plan"
+            }
         }
     }
 }
@@ -373,8 +384,10 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     if text.trim().is_empty() {
         return no_plan(NoPlan::Empty, diagnostics);
     }
-    // Reasoning is not the answer: blanked, byte for byte, so every span stays right.
-    let mut masked = text.as_bytes().to_vec();
+    // Every Unicode space is a space (o1 writes `Feast(b,\u{202F}a)`), byte for byte, so
+    // every span stays right.
+    let mut masked = normalise_spaces(text);
+    // Reasoning is not the answer: blanked, byte for byte.
     for (start, end) in reasoning::reasoning_blocks(text) {
         reasoning::blank(&mut masked, start, end);
         diagnostics.push(
@@ -419,11 +432,25 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     }
     let answer = to_text(&masked);
     statements.extend(empty_sections(&answer));
+    let json: Vec<(u32, u32)> = statements
+        .iter()
+        .filter(|s| s.origin == Origin::Json)
+        .map(|s| (s.span.start, s.span.end))
+        .collect();
     let (regions, fence_marks) = statement::regions(&answer);
-    statements.extend(statement::statements(&answer, &regions));
+    let (found, announcements) = statement::statements(&answer, &regions);
+    // A code block that held only a JSON answer is that answer, not an empty block.
+    statements.extend(found.into_iter().filter(|s| {
+        s.origin != Origin::Delimiters
+            || !json
+                .iter()
+                .any(|&(a, b)| s.span.start < b && a < s.span.end.max(s.span.start + 1))
+    }));
     statements.sort_by_key(|s| s.span.start);
+    statement::mark(&mut statements, &announcements);
 
-    let chosen = choose::choose(text, &statements, vocabulary, &mut diagnostics);
+    let lines = LineIndex::new(text);
+    let chosen = choose::choose(text, &lines, &statements, vocabulary, &mut diagnostics);
     // Everything else that is not blank, markup or another statement is skipped text.
     let mut claimed: Vec<(usize, usize)> = fence_marks
         .iter()
@@ -438,25 +465,88 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
     }
     skipped_text(&answer, &mut claimed, &mut diagnostics);
     let Some(chosen) = chosen else {
-        if wording::states_empty(&answer) {
+        // What the wording says is decided before any mention of the empty plan: "I'm
+        // sorry, I can't produce a plan. An empty plan will not work." is a refusal.
+        let why = if wording::claims_unsolvable(&answer) {
+            NoPlan::ClaimsUnsolvable
+        } else if wording::refuses(&answer) {
+            NoPlan::Refusal
+        } else if wording::states_empty(&answer) {
             return Reply {
                 plan: Some(Plan::default()),
                 no_plan: None,
                 stated_empty: true,
                 diagnostics,
             };
-        }
-        let why = if wording::claims_unsolvable(&answer) {
-            NoPlan::ClaimsUnsolvable
-        } else if wording::refuses(&answer) {
-            NoPlan::Refusal
         } else {
             NoPlan::Unreadable
         };
         return no_plan(why, diagnostics);
     };
     let st = &statements[chosen];
-    for step in &st.steps {
+    // Coverage: step-shaped text in sentences between the steps is never skipped silently.
+    let around = st.around.iter().filter(|_| vocabulary.is_some());
+    let unclear: Vec<&crate::ast::PlanStep> = st
+        .unclear
+        .iter()
+        .chain(around)
+        .filter(|s| !is_note_item(s.action.as_str(), &arg_texts(s), vocabulary))
+        .collect();
+    if !unclear.is_empty() {
+        for s in &unclear {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::AmbiguousReply,
+                    FILE,
+                    s.span,
+                    format!(
+                        "`{}` stands in a sentence between the plan's steps: it may be a step or \
+                         not, so the reply is read as no plan",
+                        shorten(&s.text(), 60)
+                    ),
+                )
+                .with_help("write every step on a line of its own, `(action arg ...)`"),
+            );
+        }
+        diagnostics.sort_by_key(|d| d.span.start);
+        return no_plan(NoPlan::Unclear, diagnostics);
+    }
+    let mut steps = Vec::with_capacity(st.steps.len());
+    for (i, step) in st.steps.iter().enumerate() {
+        // A fact of the task in a sentence or after a step (`(holding a) is now true.`,
+        // `(pick-up a) → (holding a)`), or a remark after a step in words (`(pick-up a),
+        // done (carefully)`), is a note, not a step.
+        let head = step.action.as_str();
+        let after_prose = i > 0 && {
+            let (a, b) = (st.steps[i - 1].span.end as usize, step.span.start as usize);
+            answer
+                .get(a.min(b)..b)
+                .is_some_and(|gap| !gap.contains('\n') && !line::is_joining(gap))
+        };
+        let fact = vocabulary.is_some_and(|v| v.is_fact(head))
+            && in_sentence(&answer, i.checked_sub(1).map(|k| &st.steps[k]), step);
+        let remark = after_prose && is_note_item(head, &arg_texts(step), vocabulary);
+        if st.origin != Origin::Json && (fact || remark) {
+            let what = if fact {
+                "a fact of the task (a predicate, not an action)"
+            } else {
+                "a remark in words after a step, naming nothing of the task"
+            };
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::SkippedText,
+                    FILE,
+                    step.span,
+                    format!(
+                        "skipped `{}`: {what}, not a step",
+                        shorten(&step.text(), 60)
+                    ),
+                )
+                .with_help("a plan lists actions; facts about states are notes"),
+            );
+            continue;
+        }
+        steps.push(step.clone());
         if !step.args.is_empty()
             || !step.action.text.contains(|c: char| {
                 c.is_whitespace() || c == '(' || c == ')' || c == '{' || c == '"'
@@ -477,9 +567,14 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
             .with_help("write each step as `(action arg ...)`"),
         );
     }
+    debug_assert!(
+        coverage::violations(&answer, st, &steps, vocabulary).is_empty(),
+        "coverage: {:?}",
+        coverage::violations(&answer, st, &steps, vocabulary)
+    );
     diagnostics.sort_by_key(|d| d.span.start);
     let plan = Plan {
-        steps: st.steps.clone(),
+        steps,
         cost: st.cost,
     };
     Reply {
@@ -488,6 +583,74 @@ pub fn read_reply(text: &str, vocabulary: Option<&Vocabulary>) -> Reply {
         no_plan: None,
         diagnostics,
     }
+}
+
+/// Whether step-shaped text quoted in a sentence is a note rather than a possible step: a
+/// fact of the task, or a remark in parentheses naming nothing of the task (`(carefully)`,
+/// `(see above)`). Without the task's names, a single word is a remark. The coverage rule
+/// (docs/FORMAT.md) and its check ([`coverage`]) both use it.
+pub(super) fn is_note_item(head: &str, args: &[&str], vocabulary: Option<&Vocabulary>) -> bool {
+    match vocabulary {
+        Some(v) => v.is_fact(head) || (!v.is_action(head) && !args.iter().any(|a| v.is_object(a))),
+        None => args.is_empty(),
+    }
+}
+
+fn arg_texts(step: &crate::ast::PlanStep) -> Vec<&str> {
+    step.args.iter().map(|a| a.as_str()).collect()
+}
+
+/// Whether `step` stands in a sentence or after another step on its line (`(holding a) is
+/// now true.`, `(pick-up a) → (holding a)`) rather than alone as an item: a fact there is a
+/// note, a fact alone is a step that fails.
+fn in_sentence(
+    answer: &str,
+    prev: Option<&crate::ast::PlanStep>,
+    step: &crate::ast::PlanStep,
+) -> bool {
+    let (a, b) = (step.span.start as usize, step.span.end as usize);
+    // After another step on its line.
+    if let Some(p) = prev
+        && answer
+            .get(p.span.end as usize..a)
+            .is_some_and(|gap| !gap.contains('\n'))
+    {
+        return true;
+    }
+    // Words after it, up to the line's end, a comment or the next `(` (looked at for a
+    // bounded stretch, so a line of many facts costs no more per fact).
+    let rest = answer.get(b..).unwrap_or("");
+    let stop = rest
+        .bytes()
+        .take(400)
+        .position(|c| matches!(c, b'\n' | b';' | b'('))
+        .unwrap_or(rest.len().min(400));
+    let markup = |c: char| c.is_whitespace() || matches!(c, '.' | ',' | '*' | '_' | '`' | ':');
+    let after = rest.get(..stop).unwrap_or("");
+    !after.trim_matches(markup).is_empty()
+}
+
+/// `text` as bytes with every Unicode space (no-break, narrow, ideographic, zero-width,
+/// line separators) replaced by as many ASCII spaces as it has bytes: names never hold
+/// them, and every offset stays that of `text`.
+fn normalise_spaces(text: &str) -> Vec<u8> {
+    let mut out = text.as_bytes().to_vec();
+    if text.is_ascii() {
+        return out;
+    }
+    for (i, c) in text.char_indices() {
+        let space = (!c.is_ascii() && c.is_whitespace())
+            || matches!(
+                c,
+                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}'
+            );
+        if space {
+            for b in &mut out[i..i + c.len_utf8()] {
+                *b = b' ';
+            }
+        }
+    }
+    out
 }
 
 /// Find the plan's steps in text that is not a plan file (an LLM reply, a planner's
@@ -521,33 +684,39 @@ fn to_text(bytes: &[u8]) -> String {
 }
 
 /// `[PLAN END]` with nothing before it since the last `[PLAN]` (or the start of the
-/// answer): PlanBench's format stating the empty plan. Also `[PLAN][PLAN END]`.
+/// answer): PlanBench's format stating the empty plan. Also `[PLAN][PLAN END]`. One pass.
 fn empty_sections(text: &str) -> Vec<Statement> {
+    const OPEN: &str = "[plan]";
+    const CLOSE: &str = "[plan end]";
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
+    // Where the current section's content starts, and the `[PLAN]` that opened it.
+    let mut section = 0usize;
+    let mut opened: Option<usize> = None;
     let mut from = 0;
-    while let Some(rel) = lower[from..].find("[plan end]") {
+    while let Some(rel) = lower[from..].find('[') {
         let at = from + rel;
-        let open = lower[..at]
-            .rfind("[plan]")
-            .map_or(0, |o| o + "[plan]".len());
-        let since = lower[..at]
-            .rfind("[plan end]")
-            .map_or(0, |e| e + "[plan end]".len());
-        let section = open.max(since);
-        if lower[section..at].trim().is_empty() {
-            let start = lower[..at]
-                .rfind("[plan]")
-                .filter(|&o| o + 6 == section)
-                .unwrap_or(at);
-            out.push(Statement::empty(
-                Origin::Delimiters,
-                true,
-                start,
-                at + "[plan end]".len(),
-            ));
+        let rest = &lower[at..];
+        if rest.starts_with(OPEN) {
+            section = at + OPEN.len();
+            opened = Some(at);
+            from = section;
+        } else if rest.starts_with(CLOSE) {
+            let end = at + CLOSE.len();
+            if lower[section..at].trim().is_empty() {
+                out.push(Statement::empty(
+                    Origin::Delimiters,
+                    true,
+                    opened.unwrap_or(at),
+                    end,
+                ));
+            }
+            section = end;
+            opened = None;
+            from = end;
+        } else {
+            from = at + 1;
         }
-        from = at + "[plan end]".len();
     }
     out
 }

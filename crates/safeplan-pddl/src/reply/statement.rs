@@ -44,6 +44,14 @@ pub(super) struct Statement {
     pub cost: Option<f64>,
     /// The lines it claims (steps and their comments): not warned about as skipped text.
     pub lines: Vec<(usize, usize)>,
+    /// Step-shaped text in sentences between its steps (`Then we (stack a b)` between two
+    /// items): not steps, and not skipped silently — unless they are facts of the task, the
+    /// statement cannot be read faithfully (docs/FORMAT.md, "Coverage").
+    pub unclear: Vec<PlanStep>,
+    /// Step-shaped text in sentences of the paragraph around it (just before its first
+    /// step, or just after its last, with no blank line between): unclear when the task's
+    /// names are known (without them, a sentence cannot be told from a step).
+    pub around: Vec<PlanStep>,
 }
 
 impl Statement {
@@ -58,13 +66,9 @@ impl Statement {
             span: span(at, at),
             cost: None,
             lines: Vec::new(),
+            unclear: Vec::new(),
+            around: Vec::new(),
         }
-    }
-
-    fn announced(origin: Origin, by: Option<Announce>, at: usize) -> Statement {
-        let mut st = Statement::new(origin, by == Some(Announce::Final), at);
-        st.commentary = by == Some(Announce::Commentary);
-        st
     }
 
     /// An explicitly empty statement spanning `a..b`.
@@ -155,6 +159,26 @@ pub(super) fn announcement(text: &str, line: &Line) -> Option<Announce> {
     }
 }
 
+/// What a label before a line's steps announces (`Plan: (a x) (b y)` marks the final answer;
+/// `Verification: (a x) holds` is a note).
+pub(super) fn label_announce(label: &str) -> Announce {
+    let t = label
+        .trim()
+        .trim_matches(|c: char| matches!(c, '*' | '#' | '_' | '`') || c.is_whitespace())
+        .to_ascii_lowercase();
+    let t = t.trim_end_matches(':').trim_end_matches(['*', '_']).trim();
+    // A step's label may hold any word (`Check door: (check-door d)`): it is a note only
+    // when its first word says so (`Verification:`, `Effects:`).
+    let first = t.split_whitespace().next().unwrap_or("");
+    if is_final_mark(t, true) {
+        Announce::Final
+    } else if !first.is_empty() && is_commentary(first) {
+        Announce::Commentary
+    } else {
+        Announce::Other
+    }
+}
+
 /// `Notes`, `Explanation`, `Verification`, `This works because`: words that announce notes
 /// about a plan rather than a plan (lowercase, without the colon).
 fn is_commentary(t: &str) -> bool {
@@ -209,36 +233,167 @@ struct Lines<'a> {
     text: &'a str,
     out: Vec<Statement>,
     cur: Option<Open>,
-    /// The last announcing line, for the next statement.
-    announced: Option<Announce>,
+    /// Every announcing line, with where it stands: what marks the statement after it.
+    announcements: Vec<(usize, Announce)>,
+    /// Whether the line before was blank (a new paragraph starts).
+    after_blank: bool,
+    /// Step-shaped text in sentences of the paragraph before the next statement (no blank
+    /// or announcing line since): unclear if a statement starts in that paragraph.
+    lead: Vec<PlanStep>,
+}
+
+/// One item of the statement being read, before it is known whether its bare items are
+/// steps or labels.
+enum Entry {
+    /// Parenthesised or call steps of one line.
+    Steps(Line, Vec<PlanStep>, Syntax),
+    /// A list item of bare words; `body`: an unmarked line of parenthesised or call steps
+    /// follows it before the next item (`Step 1: Pick up block b.⏎(pick-up b)`), so in a
+    /// statement of such steps it is the label of that step.
+    Bare {
+        line: Line,
+        step: PlanStep,
+        body: bool,
+    },
+    /// A step that is not well formed.
+    Broken(Line, PlanStep),
 }
 
 /// The statement being read.
 struct Open {
     st: Statement,
-    /// The list kind of its first item.
-    list: Marker,
-    /// The number of its last numbered item.
-    last_number: Option<u32>,
+    entries: Vec<Entry>,
     /// The content column of the last step that is a list item while no line left of it
     /// has come since: lines indented that far are notes under that step.
     under: Option<usize>,
+    /// Whether the item the notes are under is a list item of bare words (a label whose
+    /// step may stand under it).
+    under_bare: bool,
+    /// Step-shaped text in sentences after a blank line since the last step: unclear once
+    /// another step follows.
+    prose: Vec<PlanStep>,
+    /// Step-shaped text in sentences of the last step's paragraph, after it: unclear if
+    /// another step follows, else around the statement.
+    trailing: Vec<PlanStep>,
+    /// Step-shaped text in sentences of the paragraph before the first step.
+    lead: Vec<PlanStep>,
+    /// Whether a blank line came since the last step.
+    blank_since_step: bool,
     /// Steps that are not well formed, kept once another step of the statement follows.
     broken: Vec<(Line, PlanStep)>,
 }
 
-impl Lines<'_> {
-    fn close(&mut self) {
-        if let Some(open) = self.cur.take()
-            && !open.st.steps.is_empty()
-        {
-            self.out.push(open.st);
+impl Open {
+    fn new(at: usize) -> Open {
+        Open {
+            st: Statement::new(Origin::Lines, false, at),
+            entries: Vec::new(),
+            under: None,
+            under_bare: false,
+            prose: Vec::new(),
+            trailing: Vec::new(),
+            lead: Vec::new(),
+            blank_since_step: false,
+            broken: Vec::new(),
         }
     }
 
+    /// Whether `steps` are this statement's steps so far, the same in the same order.
+    fn restates(&self, steps: &[PlanStep]) -> bool {
+        let mut own = Vec::new();
+        for e in &self.entries {
+            match e {
+                Entry::Steps(_, s, _) => own.extend(s.iter()),
+                Entry::Bare { step, .. } | Entry::Broken(_, step) => own.push(step),
+            }
+            if own.len() > steps.len() {
+                return false;
+            }
+        }
+        own.len() == steps.len()
+            && own
+                .iter()
+                .zip(steps)
+                .all(|(a, b)| a.text().eq_ignore_ascii_case(&b.text()))
+    }
+
+    fn push(&mut self, entry: Entry) {
+        for (l, b) in std::mem::take(&mut self.broken) {
+            self.entries.push(Entry::Broken(l, b));
+        }
+        self.st.unclear.append(&mut self.prose);
+        self.st.unclear.append(&mut self.trailing);
+        self.st.around.append(&mut self.lead);
+        self.blank_since_step = false;
+        self.entries.push(entry);
+    }
+
+    /// The statement: in one whose steps are parenthesised or calls, a bare item with its
+    /// step under it is a label; every other entry is a step, in order.
+    fn into_statement(mut self) -> Statement {
+        self.st.around.append(&mut self.trailing);
+        let strong = self.entries.iter().find_map(|e| match e {
+            Entry::Steps(_, _, syntax) => Some(*syntax),
+            _ => None,
+        });
+        for entry in self.entries {
+            match entry {
+                Entry::Steps(line, steps, syntax) => self.st.push(&line, &steps, Some(syntax)),
+                Entry::Bare { line, step, body } => {
+                    if strong.is_some() && body {
+                        self.st.claim(&line);
+                    } else {
+                        self.st.push(&line, &[step], Some(Syntax::Bare));
+                    }
+                }
+                Entry::Broken(line, step) => self.st.push(&line, &[step], None),
+            }
+        }
+        if let Some(syntax) = strong {
+            self.st.syntax = Some(syntax);
+        }
+        // Comments were claimed as they came, steps now: in order again.
+        self.st.lines.sort_unstable();
+        if let (Some(first), Some(end)) = (
+            self.st.lines.first(),
+            self.st.lines.iter().map(|l| l.1).max(),
+        ) {
+            self.st.span = span(first.0, end);
+        }
+        self.st
+    }
+}
+
+impl Lines<'_> {
+    fn close(&mut self) {
+        if let Some(open) = self.cur.take() {
+            let st = open.into_statement();
+            if !st.steps.is_empty() {
+                self.out.push(st);
+            }
+        }
+    }
+
+    fn announce(&mut self, at: usize, a: Announce) {
+        self.close();
+        self.lead.clear();
+        self.announcements.push((at, a));
+    }
+
     fn line(&mut self, line: Line) {
+        let blank = matches!(line.content, Content::Blank);
+        self.read(line);
+        self.after_blank = blank;
+    }
+
+    fn read(&mut self, line: Line) {
         match &line.content {
-            Content::Blank => {}
+            Content::Blank => {
+                self.lead.clear();
+                if let Some(open) = &mut self.cur {
+                    open.blank_since_step = true;
+                }
+            }
             Content::Comment(cost) => {
                 if let Some(open) = &mut self.cur {
                     if cost.is_some() {
@@ -249,7 +404,7 @@ impl Lines<'_> {
             }
             Content::Steps(steps, syntax) => {
                 let (steps, syntax) = (steps.clone(), *syntax);
-                self.steps(&line, &steps, syntax);
+                self.steps(line, steps, syntax);
             }
             Content::Broken(step) => {
                 if let Some(open) = &mut self.cur
@@ -258,62 +413,98 @@ impl Lines<'_> {
                     open.broken.push((line.clone(), step.clone()));
                 }
             }
-            Content::Prose => match announcement(self.text, &line) {
-                Some(a) => {
-                    self.close();
-                    self.announced = Some(a);
-                }
-                None => {
-                    if let Some(open) = &mut self.cur
-                        && open.under.is_some_and(|u| line.indent < u)
-                    {
+            Content::Prose(items) => match announcement(self.text, &line) {
+                Some(a) => self.announce(line.start, a),
+                None => match &mut self.cur {
+                    Some(open) => {
+                        if open.under.is_some_and(|u| line.indent >= u) {
+                            // A note under a step.
+                            return;
+                        }
                         open.under = None;
+                        if open.blank_since_step {
+                            open.prose.extend(items.iter().cloned());
+                        } else {
+                            open.trailing.extend(items.iter().cloned());
+                        }
                     }
-                }
+                    None => self.lead.extend(items.iter().cloned()),
+                },
             },
         }
     }
 
-    fn steps(&mut self, line: &Line, steps: &[PlanStep], syntax: Syntax) {
-        if let Some(open) = &mut self.cur {
-            // Notes under a step: lines indented to its content or further.
-            if open.under.is_some_and(|u| line.indent >= u) {
+    fn steps(&mut self, line: Line, steps: Vec<PlanStep>, syntax: Syntax) {
+        let label = line
+            .label
+            .map(|(a, b)| label_announce(self.text.get(a..b).unwrap_or("")));
+        if let Some(open) = &mut self.cur
+            && open.under.is_some_and(|u| line.indent >= u)
+        {
+            // Under a list item: its notes, or the step under a bare label.
+            let body = open.under_bare
+                && line.marker == Marker::None
+                && line.label.is_none()
+                && syntax != Syntax::Bare;
+            if !body {
                 return;
             }
-            // Numbering that starts again, or a list of another kind, is another statement.
-            let restart = match (open.list, line.marker) {
-                (_, Marker::Numbered(n)) => {
-                    open.last_number.is_some_and(|l| n <= l) || open.list == Marker::Bullet
-                }
-                (Marker::Numbered(_), Marker::Bullet) => true,
-                _ => false,
-            };
-            if restart {
-                self.close();
+        }
+        match label {
+            Some(Announce::Final) => self.announce(line.start, Announce::Final),
+            // `Verification: (a x) is applicable`: a note, whatever it quotes.
+            Some(Announce::Commentary) => return,
+            Some(Announce::Other)
+                if line.marker == Marker::None
+                    && self.after_blank
+                    && steps.len() >= 2
+                    && self.cur.as_ref().is_some_and(|o| o.restates(&steps)) =>
+            {
+                // `In short: Feast(d, b), Succumb(d).` after the list: the plan stated again,
+                // another statement (read once). A labelled line that adds steps joins the
+                // statement instead: reading never drops them.
+                self.announce(line.start, Announce::Other);
             }
+            _ => {}
         }
-        let announced = &mut self.announced;
-        let open = self.cur.get_or_insert_with(|| Open {
-            st: Statement::announced(Origin::Lines, announced.take(), line.start),
-            list: line.marker,
-            last_number: None,
-            under: None,
-            broken: Vec::new(),
-        });
-        for (l, b) in std::mem::take(&mut open.broken) {
-            open.st.push(&l, std::slice::from_ref(&b), None);
+        if self.cur.is_none() {
+            let mut open = Open::new(line.start);
+            open.lead = std::mem::take(&mut self.lead);
+            self.cur = Some(open);
         }
-        open.st.push(line, steps, Some(syntax));
-        if let Marker::Numbered(n) = line.marker {
-            open.last_number = Some(n);
+        let Some(open) = self.cur.as_mut() else {
+            return;
+        };
+        if syntax == Syntax::Bare {
+            open.push(Entry::Bare {
+                line: line.clone(),
+                step: steps
+                    .into_iter()
+                    .next()
+                    .expect("a bare line holds one step"),
+                body: false,
+            });
+        } else {
+            if line.marker == Marker::None
+                && line.label.is_none()
+                && let Some(Entry::Bare { body, .. }) = open.entries.last_mut()
+            {
+                *body = true;
+            }
+            open.push(Entry::Steps(line.clone(), steps, syntax));
         }
         // Only a list item has notes under it: plain step lines may be indented anyhow.
-        open.under = (line.marker != Marker::None).then_some(line.content_col);
+        if line.marker != Marker::None {
+            open.under = Some(line.content_col);
+            open.under_bare = syntax == Syntax::Bare;
+        } else if !open.under_bare {
+            open.under = None;
+        }
     }
 
     /// At the end of the reply: a step that is not well formed after the last step (cut off
     /// by the output limit) belongs to the statement.
-    fn finish(mut self, last_nonblank: usize) -> Vec<Statement> {
+    fn finish(mut self, last_nonblank: usize) -> (Vec<Statement>, Vec<(usize, Announce)>) {
         if let Some(open) = &mut self.cur
             && open
                 .broken
@@ -322,32 +513,37 @@ impl Lines<'_> {
             && let Some((l, b)) = open.broken.pop()
             && open.broken.is_empty()
         {
-            open.st.push(&l, &[b], None);
+            open.push(Entry::Broken(l, b));
             open.st.complete = false;
         }
         self.close();
-        self.out
+        (self.out, self.announcements)
     }
 }
 
 /// The statements in `text` (reasoning, JSON answers and wrapper heads already blanked)
-/// outside and inside code blocks, in order. `regions`: the code-block layout.
-pub(super) fn statements(text: &str, regions: &[Region]) -> Vec<Statement> {
+/// outside and inside code blocks, in order, and every announcing line with its offset
+/// (for [`mark`]). `regions`: the code-block layout.
+pub(super) fn statements(
+    text: &str,
+    regions: &[Region],
+) -> (Vec<Statement>, Vec<(usize, Announce)>) {
     let mut out = Vec::new();
     let last_nonblank = text.trim_end().len();
     let mut builder = Lines {
         text,
         out: Vec::new(),
         cur: None,
-        announced: None,
+        announcements: Vec::new(),
+        after_blank: true,
+        lead: Vec::new(),
     };
     for r in regions {
         if r.fenced {
             // A code block ends the statement before it.
             builder.close();
-            let announced = builder.announced.take();
             out.append(&mut builder.out);
-            if let Some(st) = fenced(text, r, announced) {
+            if let Some(st) = fenced(text, r) {
                 out.push(st);
             }
         } else {
@@ -356,19 +552,41 @@ pub(super) fn statements(text: &str, regions: &[Region]) -> Vec<Statement> {
             }
         }
     }
-    out.append(&mut builder.finish(last_nonblank));
+    let (mut rest, announcements) = builder.finish(last_nonblank);
+    out.append(&mut rest);
     out.sort_by_key(|s| s.span.start);
-    out
+    (out, announcements)
+}
+
+/// Mark each statement by the last announcing line between the statement before it and
+/// itself: the final answer (`Final plan:`, `Plan: (a x) ...`), or commentary (`Notes:`).
+/// `statements` sorted by start; `announcements` in order.
+pub(super) fn mark(statements: &mut [Statement], announcements: &[(usize, Announce)]) {
+    let mut prev_end = 0usize;
+    for st in statements.iter_mut() {
+        let start = st.span.start as usize;
+        // The last announcement at or before the statement's start.
+        let k = announcements.partition_point(|&(at, _)| at <= start);
+        if k > 0 {
+            let (at, a) = announcements[k - 1];
+            if at >= prev_end {
+                st.marked |= a == Announce::Final;
+                st.commentary = a == Announce::Commentary;
+            }
+        }
+        prev_end = prev_end.max(st.span.end as usize);
+    }
 }
 
 /// The statement of a code block: every step line in it (bare words too), a step that is
 /// not well formed between or after them, in order. `None` when it holds no step and is not
 /// empty (a domain, prose); an empty block states the empty plan.
-fn fenced(text: &str, r: &Region, announced: Option<Announce>) -> Option<Statement> {
+fn fenced(text: &str, r: &Region) -> Option<Statement> {
     let ls = lines(text, r.start, r.end, true);
-    let mut st = Statement::announced(Origin::Fence, announced, r.start);
+    let mut st = Statement::new(Origin::Fence, false, r.start);
     st.complete = r.closed;
     let mut broken: Vec<(Line, PlanStep)> = Vec::new();
+    let mut prose: Vec<PlanStep> = Vec::new();
     let mut meaningful = false;
     for line in &ls {
         match &line.content {
@@ -384,6 +602,7 @@ fn fenced(text: &str, r: &Region, announced: Option<Announce>) -> Option<Stateme
                 for (l, b) in broken.drain(..) {
                     st.push(&l, &[b], None);
                 }
+                st.unclear.append(&mut prose);
                 st.push(line, steps, Some(*syntax));
             }
             Content::Broken(step) => {
@@ -392,7 +611,12 @@ fn fenced(text: &str, r: &Region, announced: Option<Announce>) -> Option<Stateme
                     broken.push((line.clone(), step.clone()));
                 }
             }
-            Content::Prose => meaningful = true,
+            Content::Prose(items) => {
+                meaningful = true;
+                if !st.steps.is_empty() {
+                    prose.extend(items.iter().cloned());
+                }
+            }
         }
     }
     // A step cut off at the end of the block.
@@ -556,6 +780,7 @@ mod tests {
     fn read(text: &str) -> Vec<Vec<String>> {
         let (regions, _) = regions(text);
         statements(text, &regions)
+            .0
             .iter()
             .map(Statement::key)
             .collect()
@@ -579,9 +804,18 @@ mod tests {
             read("1. (a x)\n2. (b y)\n\nIn PDDL syntax:\n(a x)\n(b y)"),
             [vec!["(a x)", "(b y)"], vec!["(a x)", "(b y)"]]
         );
+        // Numbering never splits a list: all `1.`, a number twice, `1.1`.
         assert_eq!(
             read("1. (a x)\n2. (b y)\n1. (c z)"),
-            [vec!["(a x)", "(b y)"], vec!["(c z)"]]
+            [vec!["(a x)", "(b y)", "(c z)"]]
+        );
+        assert_eq!(
+            read("1. (a x)\n1. (b y)\n1. (c z)"),
+            [vec!["(a x)", "(b y)", "(c z)"]]
+        );
+        assert_eq!(
+            read("1. (a x)\n3. (b y)\n3. (c z)\n- (d w)"),
+            [vec!["(a x)", "(b y)", "(c z)", "(d w)"]]
         );
         assert_eq!(
             read("- (a x)\n```\n(b y)\n```\n- (c z)"),

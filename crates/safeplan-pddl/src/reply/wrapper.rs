@@ -9,6 +9,27 @@ pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
     if !lower.contains("plan") {
         return Vec::new();
     }
+    // The matching `)` of every `(`, found once: a reply of a million `(plan ` costs one pass.
+    let mut stack = Vec::new();
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => stack.push(i),
+            b')' => {
+                if let Some(o) = stack.pop() {
+                    pairs.push((o, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    pairs.sort_unstable();
+    let matching = |open: usize| {
+        pairs
+            .binary_search_by_key(&open, |p| p.0)
+            .ok()
+            .map(|k| pairs[k].1)
+    };
     let mut out = Vec::new();
     for head in ["(:plan", "(plan"] {
         let mut from = 0;
@@ -22,31 +43,15 @@ pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
             if !boundary {
                 continue;
             }
-            // The matching `)`.
-            let mut depth = 1usize;
-            let mut i = after;
-            while i < bytes.len() {
-                match bytes[i] {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
+            let Some(i) = matching(open) else {
+                continue;
+            };
             // `(plan NAME)` in a `define` header is no wrapper: a wrapper holds steps or
             // nothing; and `(define (plan)` heads a plan definition, stating nothing.
             let header = lower[..open].trim_end().ends_with("(define");
-            if depth == 0
-                && !header
-                && (text[after..i].contains('(') || text[after..i].trim().is_empty())
-            {
-                let empty = text[after..i].trim().is_empty();
-                out.push(((open, after), i, empty));
+            let inside = &text[after..i];
+            if !header && (inside.contains('(') || inside.trim().is_empty()) {
+                out.push(((open, after), i, inside.trim().is_empty()));
             }
         }
     }
