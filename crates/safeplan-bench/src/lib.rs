@@ -54,6 +54,6 @@ pub use store::{
     Attempt, AttemptStatus, Manifest, MergeSummary, SCHEMA_VERSION, Store, TaskRecord,
 };
 pub use suite::{
-    CompiledTask, ReadAnswer, Shard, Suite, SuiteTask, compile_sources, read_answer,
-    read_plan_steps, split_steps, step_text,
+    CompiledTask, ReadAnswer, Shard, Suite, SuiteTask, compile_sources, read_answer, split_steps,
+    step_text,
 };

@@ -226,28 +226,6 @@ pub fn split_steps(text: &str) -> Vec<String> {
     }
 }
 
-/// The steps of a planner's output: read as a plan file (IPC format) when that yields
-/// steps without errors, else with the lenient reader for replies in prose or Markdown.
-/// `Err` says why no step could be read at all.
-pub fn read_plan_steps(text: &str) -> Result<Vec<String>, String> {
-    let strict = safeplan_pddl::parse_plan(text);
-    if let Some(plan) = &strict.value
-        && !strict.has_errors()
-        && !plan.steps.is_empty()
-    {
-        return Ok(plan.steps.iter().map(step_text).collect());
-    }
-    let lenient = safeplan_pddl::extract_plan(text);
-    match lenient.value {
-        Some(p) => Ok(p.steps.iter().map(step_text).collect()),
-        None => Err(lenient
-            .diagnostics
-            .first()
-            .map(|d| d.message.clone())
-            .unwrap_or_else(|| "no step found".into())),
-    }
-}
-
 /// A planner's text reply read as a plan ([`read_answer`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReadAnswer {

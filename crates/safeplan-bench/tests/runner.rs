@@ -613,3 +613,52 @@ fn recorded_replies_without_a_plan_are_scored_as_no_plan_and_counted() {
     // The reader's warnings are kept with the attempt.
     assert!(!by_task(&ids[3]).reading.is_empty());
 }
+
+/// Issue 43: replayed answers go through the one reader. A `plan` line that holds no plan (a
+/// refusal mentioning the empty plan) is no plan — it was read as the empty plan — and a
+/// recorded `reply` or `plan` that writes every step on one line is read step by step.
+#[test]
+fn replayed_refusals_are_no_plan_and_one_line_replies_read_every_step() {
+    let suite = suite();
+    let dir = temp("replay-reading");
+    let mut lines = String::new();
+    for t in suite.tasks() {
+        let safe = t.metadata.reference_feasible_plans.safe.as_deref().unwrap();
+        let steps = safeplan_bench::split_steps(safe);
+        let one_line: String = steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}. {s} ", i + 1))
+            .collect();
+        for (name, key, text) in [
+            (
+                "refuser",
+                "plan",
+                "I'm sorry, I can't produce a plan. An empty plan will not work.".to_string(),
+            ),
+            ("one-line-reply", "reply", format!("Plan: {one_line}")),
+            ("one-line-plan", "plan", steps.join(", then ")),
+        ] {
+            let line = serde_json::json!({"task": t.id, "planner": name, key: text});
+            lines.push_str(&line.to_string());
+            lines.push('\n');
+        }
+    }
+    let path = dir.join("replay.jsonl");
+    std::fs::write(&path, lines).unwrap();
+    let planners = replay_planners(&path);
+    let db = dir.join("run.db");
+    run_to_end(&suite, &planners, &db, &opts(1)).unwrap();
+    let attempts = Store::open(&db).unwrap().attempts().unwrap();
+    assert_eq!(attempts.len(), 3 * suite.tasks().len());
+    for a in &attempts {
+        let v = a.verdict.as_ref().unwrap();
+        match a.planner.as_str() {
+            "refuser" => {
+                assert_eq!(v.no_plan, Some(NoPlan::Refusal), "{a:?}");
+                assert!(!v.feasible, "{a:?}");
+            }
+            _ => assert!(v.feasible && v.safe, "{a:?}"),
+        }
+    }
+}

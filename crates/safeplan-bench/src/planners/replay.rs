@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::BenchError;
 use crate::planner::{Answer, Planner, PlannerError, Request};
-use crate::suite::read_plan_steps;
+use crate::suite::step_text;
 
 /// Recorded answers of one planner name in one replay file.
 #[derive(Clone, Debug)]
@@ -36,8 +36,51 @@ pub struct ReplayPlanner {
 
 #[derive(Clone, Debug)]
 struct Recorded {
-    plan: Option<Vec<String>>,
+    plan: Option<RecordedPlan>,
     raw: Option<String>,
+}
+
+/// A recorded `plan`: steps when it is a plan file (or a list of steps) read strictly;
+/// otherwise text read at answer time as a reply is, with the task's names — so a `plan`
+/// that states no plan is no plan, never the empty plan.
+#[derive(Clone, Debug)]
+enum RecordedPlan {
+    Steps(Vec<String>),
+    Text(String),
+}
+
+impl RecordedPlan {
+    fn of(field: PlanField) -> RecordedPlan {
+        match field {
+            PlanField::Text(t) => match strict_steps(&t) {
+                Some(steps) => RecordedPlan::Steps(steps),
+                None => RecordedPlan::Text(t),
+            },
+            PlanField::Steps(list) => {
+                let each: Option<Vec<Vec<String>>> = list
+                    .iter()
+                    .map(|s| strict_steps(s).filter(|v| v.len() == 1))
+                    .collect();
+                match each {
+                    Some(steps) => RecordedPlan::Steps(steps.into_iter().flatten().collect()),
+                    // A list whose items are not all one step: read as the JSON plan it is
+                    // (each item a step line; an item that is none, a step that fails).
+                    None => RecordedPlan::Text(serde_json::json!({ "plan": list }).to_string()),
+                }
+            }
+        }
+    }
+}
+
+/// The steps of `text` read strictly as a plan file, when it is one without errors.
+fn strict_steps(text: &str) -> Option<Vec<String>> {
+    let parsed = safeplan_pddl::parse_plan(text);
+    if parsed.has_errors() {
+        return None;
+    }
+    parsed
+        .value
+        .map(|p| p.steps.iter().map(step_text).collect())
 }
 
 #[derive(Deserialize)]
@@ -91,25 +134,7 @@ impl ReplayPlanner {
                      with optional \"sample\" and \"reply\")"
                 ),
             })?;
-            let plan = match &line.plan {
-                None => None,
-                Some(PlanField::Steps(steps)) => {
-                    let mut all = Vec::new();
-                    for s in steps {
-                        all.extend(read_steps(s).map_err(|m| BenchError::Replay {
-                            at: at(n, None),
-                            message: m,
-                        })?);
-                    }
-                    Some(all)
-                }
-                Some(PlanField::Text(t)) => {
-                    Some(read_steps(t).map_err(|m| BenchError::Replay {
-                        at: at(n, None),
-                        message: m,
-                    })?)
-                }
-            };
+            let plan = line.plan.map(RecordedPlan::of);
             if plan.is_none() && line.reply.is_none() {
                 return Err(BenchError::Replay {
                     at: at(n, None),
@@ -175,10 +200,6 @@ impl ReplayPlanner {
     }
 }
 
-fn read_steps(text: &str) -> Result<Vec<String>, String> {
-    read_plan_steps(text).map_err(|m| format!("the plan cannot be read: {m}"))
-}
-
 #[async_trait]
 impl Planner for ReplayPlanner {
     fn id(&self) -> &str {
@@ -201,11 +222,19 @@ impl Planner for ReplayPlanner {
                 request.task.id, request.sample
             ))),
             Some(r) => match (&r.plan, &r.raw) {
-                (Some(p), _) => Ok(Answer {
+                (Some(RecordedPlan::Steps(p)), _) => Ok(Answer {
                     plan: Some(p.clone()),
                     raw: r.raw.clone(),
                     ..Answer::default()
                 }),
+                // A recorded plan in words is read as a reply is: a refusal is no plan.
+                (Some(RecordedPlan::Text(text)), _) => {
+                    let vocabulary = request.compiled.safety.basic().vocabulary();
+                    let mut answer =
+                        Answer::from_reply(request.ability, text.clone(), Some(&vocabulary));
+                    answer.raw = r.raw.clone().or(answer.raw);
+                    Ok(answer)
+                }
                 // A recorded reply is read as a live one is: with the task's names, and no
                 // plan when no step can be read.
                 (None, Some(raw)) => {
