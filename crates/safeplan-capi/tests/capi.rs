@@ -127,6 +127,21 @@ fn a_reply_is_read_by_the_one_reader() {
         read(unsafe { safeplan_task_validate_reply(soup.0, refusal.as_ptr(), null_mut()) });
     assert!(!valid && !feasible, "{message}");
     assert_eq!(json["no_plan"], "refusal");
+    // Issue 43: every step of a line is read (the old reader read the first only), and a
+    // refusal that mentions the empty plan is still a refusal.
+    let one_line =
+        c("1. (pick-up soup stove) 2. (slow-down) 3. (move stove table) 4. (put-down soup table)");
+    // SAFETY: as above.
+    let (valid, _, _, _, message, json) =
+        read(unsafe { safeplan_task_validate_reply(soup.0, one_line.as_ptr(), null_mut()) });
+    assert!(valid, "{message}");
+    assert_eq!(json["read"]["steps"].as_array().map(Vec::len), Some(4));
+    let refusal = c("I'm sorry, I can't produce a plan. An empty plan will not work.");
+    // SAFETY: as above.
+    let (valid, _, _, _, _, json) =
+        read(unsafe { safeplan_task_validate_reply(soup.0, refusal.as_ptr(), null_mut()) });
+    assert!(!valid);
+    assert_eq!(json["no_plan"], "refusal");
 }
 
 #[test]

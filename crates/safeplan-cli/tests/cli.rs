@@ -1119,6 +1119,48 @@ fn validate_llm_plan_and_strict() {
     assert_eq!(code(&out), 2, "{}", stdout(&out));
 }
 
+/// Issue 43: the CLI reads a reply through the one reader: several steps on one line are
+/// all steps (only the first was read, and `(a o1)` alone reached the goal), and a refusal
+/// that mentions the empty plan is no plan.
+#[test]
+fn validate_llm_plan_reads_every_step_of_a_line_and_refusals_are_no_plan() {
+    let dir = Dir::new("validate-llm-one-line");
+    dir.write("domain.pddl", DOMAIN)
+        .write("problem.pddl", PROBLEM)
+        .write("one-line.md", "1. (a o1) 2. (a o2)\n")
+        .write("partial.md", "1. (a o1), then (a o1)\n")
+        .write(
+            "refusal.md",
+            "I'm sorry, I can't produce a plan. An empty plan will not work.\n",
+        );
+    let args = |file: &'static str| {
+        [
+            "validate",
+            "--llm-plan",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+            file,
+        ]
+    };
+    let out = run(&dir, &args("one-line.md"));
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let json: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON");
+    assert_eq!(
+        json["read"]["steps"].as_array().map(Vec::len),
+        Some(2),
+        "{json}"
+    );
+    // The second step of the line is read, and fails: (a o1) twice.
+    let out = run(&dir, &args("partial.md"));
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let out = run(&dir, &args("refusal.md"));
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let json: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON");
+    assert_eq!(json["no_plan"], "refusal", "{json}");
+    assert_eq!(json["valid"], false);
+}
+
 #[test]
 fn validate_llm_plan_json_shows_the_steps_read_and_the_warnings() {
     // A repeated step and a hallucinated object: both read as written (issue 36), so the

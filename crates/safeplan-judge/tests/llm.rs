@@ -1514,3 +1514,30 @@ fn zero_latency_loop_overhead() {
         elapsed / rounds.max(1) as u32
     );
 }
+
+/// Issue 43: the reviser reads a PDDL plan through the one reader: several steps on one line
+/// are all steps, and a refusal is no revision (the critiques are applied as they stand),
+/// never the empty plan.
+#[test]
+fn the_reviser_reads_one_line_replies_and_refusals_as_the_one_reader_does() {
+    use safeplan_judge::{Critique, Plan, check_revision};
+    let plan = Plan::from_actions(&["(pick-up a)", "(wait)", "(stack a b)"]);
+    let critiques = [Critique::remove(1, "not needed")];
+    let r = check_revision("1. (pick-up a) 2. (stack a b)", &plan, &critiques, 1, true);
+    assert_eq!(r.plan.texts(), ["(pick-up a)", "(stack a b)"]);
+    // Read whole: no step of the reply was lost and put back.
+    assert!(
+        r.notes.iter().all(|n| !n.contains("dropped")),
+        "{:?}",
+        r.notes
+    );
+    let r = check_revision(
+        "I'm sorry, I can't produce a plan. An empty plan will not work.",
+        &plan,
+        &critiques,
+        1,
+        true,
+    );
+    assert_eq!(r.plan.texts(), ["(pick-up a)", "(stack a b)"]);
+    assert!(r.notes[0].contains("held no steps"), "{:?}", r.notes);
+}

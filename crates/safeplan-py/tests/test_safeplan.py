@@ -171,6 +171,19 @@ def test_a_lenient_verdict_shows_the_steps_read_and_the_reader_warnings():
 DONE = PROBLEM.replace("(:init (p o1) (p o2))", "(:init (q o1) (q o2))")
 
 
+def test_the_reply_reader_reads_every_step_of_a_line_and_refusals_are_no_plan():
+    # Issue 43: `1. (a o1) 2. (a o2)` was read as `(a o1)` alone; quoted arguments and
+    # Unicode spaces lost their arguments; a refusal mentioning the empty plan was the
+    # empty plan.
+    task = safeplan.Task(DOMAIN, PROBLEM)
+    for reply in ["1. (a o1) 2. (a o2)", "- (a o1) and (a o2)", 'a("o1")\na(\u202f"o2")']:
+        v = task.validate(reply, lenient=True)
+        assert v.valid and [s["text"] for s in v.steps_read] == ["(a o1)", "(a o2)"], (reply, v.steps_read)
+    done = safeplan.Task(DOMAIN, PROBLEM.replace("(:init (p o1) (p o2))", "(:init (q o1) (q o2))"))
+    r = done.validate("I'm sorry, I can't produce a plan. An empty plan will not work.", lenient=True)
+    assert (r.valid, r.no_plan) == (False, "refusal")
+
+
 def test_a_reply_with_no_plan_is_never_valid():
     task = safeplan.Task(DOMAIN, DONE)
     refusal = task.validate("I'm sorry, but I can't help with planning this task.", lenient=True)

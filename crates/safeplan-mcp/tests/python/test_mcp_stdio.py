@@ -66,13 +66,19 @@ def test_tools_verdicts_and_errors(tmp_path):
                 ("find_plan", {"domain": DOMAIN, "problem": PROBLEM, "max_states": 1}),
                 ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)\n(a o2)"}),
                 ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "I'm sorry, I can't help with that.", "lenient": True}),
+                ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "1. (a o1) 2. (a o2)", "lenient": True}),
+                ("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "I'm sorry, I can't produce a plan. An empty plan will not work.", "lenient": True}),
             ]
         )
     )
     assert init.server_info.name
     assert sorted(t.name for t in tools.tools) == ["basic_task", "check_pddl", "critique_plan", "find_plan", "refine_plan", "validate_plan"]
     assert all(t.input_schema["type"] == "object" for t in tools.tools)
-    ok, short, malformed, big, lenient, plain, limited, again, refusal = r
+    ok, short, malformed, big, lenient, plain, limited, again, refusal, one_line, refusal2 = r
+    # Issue 43: every step of a line is read; a refusal mentioning the empty plan is one.
+    assert one_line.structured_content["verdict"]["valid"] is True
+    assert [s["text"] for s in one_line.structured_content["read"]["steps"]] == ["(a o1)", "(a o2)"]
+    assert refusal2.structured_content["verdict"]["no_plan"] == "refusal"
     # A reply with no plan is a verdict of its own, never the empty plan; what the reader
     # skipped is listed.
     rv = refusal.structured_content["verdict"]
