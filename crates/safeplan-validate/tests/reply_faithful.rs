@@ -598,6 +598,13 @@ fn the_replies_models_write_read_as_written() {
             "{text:?}"
         );
     }
+    // A marked answer that says in step form that there is no plan is that claim (the
+    // shape of one held-out PlanBench reply, o1-preview, unsolvable blocksworld #98).
+    let reply = read_reply(
+        "**Answer:** *(no plan can achieve the goal from the initial state)*",
+        Some(&done.vocabulary()),
+    );
+    assert_eq!(reply.no_plan, Some(safeplan_pddl::NoPlan::ClaimsUnsolvable));
     // A step quoted in a sentence between the steps: unclear, so no plan (never a plan
     // without it).
     for text in [

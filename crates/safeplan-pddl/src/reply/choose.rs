@@ -26,6 +26,21 @@ use super::statement::{Origin, Statement};
 
 const FILE: FileKind = FileKind::Plan;
 
+/// Words that say there is no plan, written as a step: `(none)`, `(empty)`.
+const NO_PLAN_WORDS: &[&str] = &[
+    "none",
+    "nothing",
+    "null",
+    "nil",
+    "empty",
+    "impossible",
+    "unsolvable",
+    "no-plan",
+    "no_plan",
+    "noplan",
+    "n/a",
+];
+
 /// Why a statement is not a plan of the task, when it is not.
 fn not_a_plan(st: &Statement, v: &Vocabulary) -> Option<&'static str> {
     if st.steps.is_empty() || st.origin == Origin::Json {
@@ -36,19 +51,6 @@ fn not_a_plan(st: &Statement, v: &Vocabulary) -> Option<&'static str> {
         return Some("a block of facts (every head a predicate of the task, none an action)");
     }
     // `(none)`, `(empty)`: a word saying there is no plan, in step form.
-    const NO_PLAN_WORDS: &[&str] = &[
-        "none",
-        "nothing",
-        "null",
-        "nil",
-        "empty",
-        "impossible",
-        "unsolvable",
-        "no-plan",
-        "no_plan",
-        "noplan",
-        "n/a",
-    ];
     if st.steps.iter().all(|s| {
         s.args.is_empty()
             && !v.is_action(s.action.as_str())
@@ -77,6 +79,35 @@ fn not_a_plan(st: &Statement, v: &Vocabulary) -> Option<&'static str> {
     }
 }
 
+/// Why a statement is no plan whatever the task: every step a word saying there is none
+/// (`(none)`), or words that claim no plan exists (`(no plan can achieve the goal)`).
+fn says_no_plan(st: &Statement) -> Option<&'static str> {
+    if st.steps.is_empty() || st.origin == Origin::Json {
+        return None;
+    }
+    let words: Vec<String> = st
+        .steps
+        .iter()
+        .map(|s| {
+            let mut w = s.action.as_str().to_string();
+            for a in &s.args {
+                w.push(' ');
+                w.push_str(a.as_str());
+            }
+            w.to_ascii_lowercase()
+        })
+        .collect();
+    let text = words.join(" ");
+    let claims = text.starts_with("no plan")
+        || text.starts_with("no solution")
+        || super::wording::claims_unsolvable(&text);
+    let no_plan_word = st.steps.iter().all(|s| {
+        s.args.is_empty()
+            && NO_PLAN_WORDS.contains(&s.action.as_str().to_ascii_lowercase().as_str())
+    });
+    (claims || no_plan_word).then_some("words saying that there is no plan, in step form")
+}
+
 /// The statement read as the plan (an index into `statements`), and the warnings about the
 /// others. `text`: the reply, for line numbers.
 pub(super) fn choose(
@@ -91,10 +122,14 @@ pub(super) fn choose(
     for (i, st) in statements.iter().enumerate() {
         // An explicit mark wins over the names: a marked plan is read, and fails where it
         // is wrong.
-        match vocabulary
-            .and_then(|v| not_a_plan(st, v))
-            .filter(|_| !st.marked)
-        {
+        let why = if st.marked {
+            // Only a claim that there is no plan, in step form, sets a marked statement
+            // aside (`**Answer:** (no plan can achieve the goal)`).
+            says_no_plan(st)
+        } else {
+            vocabulary.and_then(|v| not_a_plan(st, v))
+        };
+        match why {
             Some(why) => diagnostics.push(
                 Diagnostic::warning(
                     Code::SkippedText,

@@ -239,33 +239,14 @@ const JOINERS: &[&str] = &[
 /// (`,` `;` `.` `->` `=>` `→` `|`), emphasis, list numbers (`2.`, `(3)`, `Step 4:`) and
 /// [`JOINERS`].
 pub(super) fn is_joining(gap: &str) -> bool {
-    gap.split(|c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                ',' | ';'
-                    | '.'
-                    | ':'
-                    | ')'
-                    | '('
-                    | '*'
-                    | '_'
-                    | '`'
-                    | '|'
-                    | '→'
-                    | '⇒'
-                    | '➔'
-                    | '>'
-                    | '•'
-                    | '+'
-                    | '='
-            )
-            || c == '-'
-    })
-    .filter(|w| !w.is_empty())
-    .all(|w| {
-        w.chars().all(|c| c.is_ascii_digit()) || JOINERS.contains(&w.to_ascii_lowercase().as_str())
-    })
+    /// Punctuation that joins steps or frames a list of them.
+    const MARKS: &str = ",;.:()[]{}*_`|→⇒➔>•+=-";
+    gap.split(|c: char| c.is_whitespace() || MARKS.contains(c))
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            w.chars().all(|c| c.is_ascii_digit())
+                || JOINERS.contains(&w.to_ascii_lowercase().as_str())
+        })
 }
 
 /// Whether text before a line's first step is a label (`Pick up b:`, `**Plan**:`,
@@ -818,6 +799,8 @@ mod tests {
             texts(&content("Initially (on a b) holds.", false)),
             ["prose (on a b)"]
         );
+        // A list in brackets (o1-preview, PlanBench's unsolvable blocksworld #68).
+        assert_eq!(texts(&content("[(unstack d b)", false)), ["(unstack d b)"]);
         assert_eq!(
             texts(&content("First, (pick-up a). Then (stack a b).", false)),
             ["(pick-up a)", "(stack a b)"]

@@ -48,6 +48,8 @@ pub(super) fn claims_unsolvable(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     const PHRASES: &[&str] = &[
         "no plan exists",
+        "no plan can ",
+        "no sequence of actions can",
         "no plan possible",
         "no plan is possible",
         "no possible plan",
