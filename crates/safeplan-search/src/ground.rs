@@ -995,6 +995,15 @@ fn read_functions(task: &Task) -> Vec<bool> {
         cond(&s.pre, &mut out);
         s.effects.iter().for_each(|e| eff(e, &mut out));
     }
+    // A hard constraint reads its functions in every state, as the validator does: one only
+    // a rule reads (`(always (<= (moves) 1))`) must stay in the state, or the rule would
+    // see its initial value for good.
+    for h in task.hard_constraints() {
+        cond(h.phi, &mut out);
+        if let Some(psi) = h.psi {
+            cond(psi, &mut out);
+        }
+    }
     out
 }
 

@@ -327,3 +327,66 @@ fn safety_effort_on_the_rule_tasks_by_hand() {
         );
     }
 }
+
+/// Issue 46: a rule that reads a number nothing else reads (`moves`, `total-cost`) sees it
+/// change: the function stays in the search state. Before, it was dropped and the rule saw
+/// its initial value: `(always (<= (moves) 1))` let a 2-step plan through, and
+/// `(sometime (>= (moves) 4))` made the task look unsolvable. Expected by hand.
+#[test]
+fn rules_over_numbers_nothing_else_reads_see_them_change() {
+    let domain = |cost: &str| {
+        format!(
+            "(define (domain bw) (:requirements :strips :numeric-fluents :constraints)
+              (:predicates (ontable ?x) (clear ?x) (handempty) (holding ?x) (on ?x ?y))
+              (:functions (moves) (total-cost))
+              (:action pick-up :parameters (?x)
+                :precondition (and (clear ?x) (ontable ?x) (handempty))
+                :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)
+                             (increase (moves) 1) {cost}))
+              (:action put-down :parameters (?x) :precondition (holding ?x)
+                :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)
+                             (increase (moves) 1) {cost}))
+              (:action stack :parameters (?x ?y) :precondition (and (holding ?x) (clear ?y))
+                :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)
+                             (increase (moves) 1) {cost})))"
+        )
+    };
+    let problem = |rule: &str| {
+        format!(
+            "(define (problem p) (:domain bw) (:objects a b)
+              (:init (ontable a) (ontable b) (clear a) (clear b) (handempty)
+                     (= (moves) 0) (= (total-cost) 0))
+              (:goal (on a b)) (:constraints {rule}))"
+        )
+    };
+    let cost = "(increase (total-cost) 1)";
+    let cases: [(&str, &str, Option<usize>); 4] = [
+        ("", "(always (<= (moves) 1))", None),
+        (cost, "(always (<= (total-cost) 1))", None),
+        ("", "(sometime (>= (moves) 4))", Some(4)),
+        ("", "(always (<= (moves) 2))", Some(2)),
+    ];
+    for (c, rule, want) in cases {
+        let t = task(&domain(c), &problem(rule));
+        let planner = Planner::new(&t, &GroundOptions::default()).expect("grounds");
+        for algorithm in [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs] {
+            let result = planner.plan(&SearchOptions {
+                algorithm,
+                limits: Limits {
+                    max_states: Some(100_000),
+                    ..Limits::default()
+                },
+            });
+            match (&result.outcome, want) {
+                (Outcome::Unsolvable, None) => {}
+                (Outcome::Found { plan }, Some(n)) => {
+                    assert!(t.validate(&as_plan(plan)).valid, "{rule}: {plan:?}");
+                    if algorithm.is_optimal() {
+                        assert_eq!(plan.len(), n, "{rule}: {plan:?}");
+                    }
+                }
+                (other, _) => panic!("{rule} ({algorithm:?}): {other:?}, expected {want:?}"),
+            }
+        }
+    }
+}
