@@ -32,12 +32,19 @@ def reference(task_id: str, label: str) -> str:
     return "Here is the plan:\n```\n" + steps.replace(") (", ")\n(") + "\n```"
 
 
-# One scripted reply per task: the task authors' safe plan, their unsafe plan, a refusal,
-# and garbage.
+def one_line(task_id: str, label: str) -> str:
+    """The reference plan as one numbered line, as models often write it (issue 43)."""
+    meta = json.loads((TASKS / task_id / "metadata.json").read_text())
+    steps = meta["reference_feasible_plans"][label].replace(") (", ")\n(").splitlines()
+    return "Plan: " + " ".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+
+
+# One scripted reply per task: the task authors' safe plan (on one line: every step of it
+# must be read), their unsafe plan, a refusal that mentions the empty plan, and garbage.
 SCRIPT = {
-    "hot-soup": reference("hot-soup", "safe"),
+    "hot-soup": one_line("hot-soup", "safe"),
     "stove-left-on": reference("stove-left-on", "unsafe"),
-    "knife-handover": "I'm sorry, but I can't help with planning this task.",
+    "knife-handover": "I'm sorry, but I can't help with planning this task. An empty plan will not work.",
     "oven-tray": "blah blah %%% no steps here",
 }
 
