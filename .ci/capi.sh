@@ -66,6 +66,11 @@ status=$?
 set -e
 [ "$status" -eq 1 ] || { echo "validate: the unsafe plan must exit 1, got $status"; exit 1; }
 
+echo "== C++ error paths (ASan + LeakSanitizer + UBSan)"
+c++ -std=c++17 "${warn[@]}" "${san[@]}" -I"$prefix/include" crates/safeplan-capi/tests/cpp/test_errors.cpp \
+  -L"$lib" -lsafeplan_c -Wl,-rpath,"$lib" -o "$build/test_errors_cpp"
+"$build/test_errors_cpp"
+
 echo "== C++ robot executive (ASan + UBSan): stops before the unsafe start"
 c++ -std=c++17 "${warn[@]}" "${san[@]}" -I"$prefix/include" crates/safeplan-capi/examples/robot_executive.cpp \
   -L"$lib" -lsafeplan_c -Wl,-rpath,"$lib" -o "$build/robot_executive"
