@@ -6,7 +6,7 @@ use std::ffi::{CString, c_char, c_long};
 use std::sync::OnceLock;
 
 use safeplan_pddl::ReadReport;
-use safeplan_validate::{Failure, SafetyVerdict, Verdict};
+use safeplan_validate::{Failure, FailureKind, SafetyVerdict, Verdict};
 use serde_json::{Value, json};
 
 use crate::error::c_string;
@@ -189,6 +189,15 @@ impl safeplan_verdict {
                 true,
                 format!("{action} may run now"),
                 Value::Null,
+            ),
+            // A step that breaks a hard constraint is unsafe, as in the plan's verdict
+            // (SEMANTICS.md: every hard constraint is a safety rule): feasible, not safe.
+            Some(Refusal::Infeasible(f)) if f.kind == FailureKind::ConstraintViolated => (
+                false,
+                true,
+                false,
+                format!("{action} refused: unsafe: {}", f.message),
+                serde_json::to_value(f).unwrap_or(Value::Null),
             ),
             Some(Refusal::Infeasible(f)) => (
                 false,

@@ -355,3 +355,40 @@ proptest! {
         }
     }
 }
+
+/// Issue 45: a step that breaks a hard safety rule is refused as *unsafe* (feasible, not
+/// safe) by the monitor, as validating the plan says (feasible, UNSAFE); it was reported as
+/// infeasible but safe, so an executive branching on `safeplan_verdict_safe` missed the rule.
+#[test]
+fn a_monitor_refuses_a_rule_break_as_unsafe_as_the_plan_verdict_does() {
+    let (d, p) = (
+        example("examples/rules/knife-near-child/domain.pddl"),
+        example("examples/rules/knife-near-child/problem.pddl"),
+    );
+    let mut err = null_mut();
+    // SAFETY: valid strings and error slot.
+    let task = unsafe { safeplan_task_new(d.as_ptr(), p.as_ptr(), &mut err) };
+    assert!(!task.is_null() && err.is_null());
+    // The plan verdict: feasible and unsafe, at step 1.
+    let plan = example("examples/rules/knife-near-child/unsafe.plan");
+    // SAFETY: live task and string.
+    let (valid, feasible, safe, step, message, _) =
+        read(unsafe { safeplan_task_validate(task, plan.as_ptr(), null_mut()) });
+    assert!(!valid && feasible && !safe, "{message}");
+    // The monitor, asked before that step, says the same.
+    // SAFETY: live task.
+    let m = unsafe { safeplan_monitor_new(task, null_mut()) };
+    assert!(!m.is_null());
+    let first = c("(pick-up-knife drawer)");
+    // SAFETY: live monitor and string.
+    let (valid, feasible, safe, at, message, json) =
+        read(unsafe { safeplan_monitor_check(m, first.as_ptr(), null_mut()) });
+    assert!(!valid && feasible && !safe, "{message}");
+    assert_eq!(at, step);
+    assert_eq!(json["failure"]["kind"], "constraint_violated", "{json}");
+    // SAFETY: live handles, freed once.
+    unsafe {
+        safeplan_monitor_free(m);
+        safeplan_task_free(task);
+    }
+}
