@@ -186,7 +186,8 @@ safeplan_timed_monitor *safeplan_timed_monitor_new(const safeplan_task *task, sa
  * Start durative `action` at `time` if allowed now (its `at start` condition, the `over
  * all` conditions of the actions running, its effects' interference, and on a safety task
  * the danger bound); a refused start changes nothing. The verdict says which. Times must
- * not go back (an error, `timing`).
+ * not go back, nor be negative or not finite (an error, `timing`). The verdict's step is
+ * the plan's step number of the action (its place in dispatch order).
  *
  * # Safety
  * `m` is NULL or a live timed monitor used by no other thread; `action` is NULL or a

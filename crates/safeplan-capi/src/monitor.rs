@@ -237,6 +237,8 @@ self_cell::self_cell!(
 /// A monitor of durative actions: ask before each start and each end.
 pub struct safeplan_timed_monitor {
     cell: TimedCell,
+    /// Starts allowed so far: the next start is the plan's step `started + 1`.
+    started: usize,
 }
 
 /// A timed monitor of `task` (a domain with durative actions) at time 0, with VAL's default
@@ -257,7 +259,10 @@ pub unsafe extern "C" fn safeplan_timed_monitor_new(
         let cell = TimedCell::new(compiled, |c| {
             TimedMonitor::new(c.executed(), DEFAULT_TOLERANCE)
         });
-        Ok(Box::into_raw(Box::new(safeplan_timed_monitor { cell })))
+        Ok(Box::into_raw(Box::new(safeplan_timed_monitor {
+            cell,
+            started: 0,
+        })))
     })
 }
 
@@ -268,9 +273,9 @@ impl safeplan_timed_monitor {
         time: f64,
         start: bool,
     ) -> Result<*mut safeplan_verdict, Error> {
-        if !time.is_finite() {
+        if !time.is_finite() || time < 0.0 {
             return Err(Error::Timing(format!(
-                "the time {time} is not a finite number"
+                "the time {time} is not a time of the plan: give a finite number, 0 or more"
             )));
         }
         let step = one_step(action)?;
@@ -288,11 +293,15 @@ impl safeplan_timed_monitor {
                 ))));
             }
         };
+        let started = &mut self.started;
         self.cell.with_dependent_mut(|_, monitor| {
             let before = danger(task, monitor.state());
             let mut trial = monitor.clone();
+            // The plan's step number of the action: a start is the next step in dispatch
+            // order; an end, the step that started it.
+            let mut number = *started + 1;
             let outcome = if start {
-                trial.start(&ground, time).map(|_| ())
+                trial.start(&ground, time).map(|id| number = id.number())
             } else {
                 let id = monitor
                     .running()
@@ -300,6 +309,7 @@ impl safeplan_timed_monitor {
                     .min_by(|a, b| a.2.total_cmp(&b.2))
                     .map(|(id, _, _)| id)
                     .ok_or_else(|| Error::NotRunning(text.clone()))?;
+                number = id.number();
                 trial.end(id, time)
             };
             let refusal = match outcome {
@@ -314,10 +324,12 @@ impl safeplan_timed_monitor {
                     danger_refusal(&compiled, before, after, &what)
                 }
             };
-            let number = monitor.running().count() + 1;
             let allowed = refusal.is_none();
             if allowed {
                 *monitor = trial;
+                if start {
+                    *started += 1;
+                }
             }
             let extra = json!({
                 "time": time,
@@ -335,7 +347,8 @@ impl safeplan_timed_monitor {
 /// Start durative `action` at `time` if allowed now (its `at start` condition, the `over
 /// all` conditions of the actions running, its effects' interference, and on a safety task
 /// the danger bound); a refused start changes nothing. The verdict says which. Times must
-/// not go back (an error, `timing`).
+/// not go back, nor be negative or not finite (an error, `timing`). The verdict's step is
+/// the plan's step number of the action (its place in dispatch order).
 ///
 /// # Safety
 /// `m` is NULL or a live timed monitor used by no other thread; `action` is NULL or a

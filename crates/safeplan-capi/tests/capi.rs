@@ -253,7 +253,7 @@ fn the_timed_monitor_refuses_the_unsafe_start() {
         assert!(ok);
         // Carrying the hot drink without its lid into the hallway raises danger.
         let carry = c("(carry tea kitchen hallway)");
-        let (ok, feasible, safe, _, message, _) = read(safeplan_timed_monitor_start(
+        let (ok, feasible, safe, step, message, _) = read(safeplan_timed_monitor_start(
             m,
             carry.as_ptr(),
             2.01,
@@ -261,6 +261,16 @@ fn the_timed_monitor_refuses_the_unsafe_start() {
         ));
         assert!(!ok && feasible && !safe, "{message}");
         assert!(message.contains("danger 0 -> 1"), "{message}");
+        // The plan's step number: the second action dispatched (issue 45: it was the count
+        // of running actions plus one, 1 here).
+        assert_eq!(step, 2);
+        // A negative or non-finite time is an error, not an event (issue 45).
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            let mut err = null_mut();
+            assert!(safeplan_timed_monitor_start(m, carry.as_ptr(), bad, &mut err).is_null());
+            assert_eq!(s(safeplan_error_code(err)), "timing", "{bad}");
+            safeplan_error_free(err);
+        }
         // Ending what is not running is an error; so is time going back.
         let mut err = null_mut();
         assert!(safeplan_timed_monitor_end(m, carry.as_ptr(), 3.0, &mut err).is_null());
