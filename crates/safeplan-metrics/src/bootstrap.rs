@@ -194,7 +194,8 @@ fn quantile_finite(values: &mut [f64], q: f64) -> Option<f64> {
 /// [`SplitMix64::for_resample`]`(seed, i)` (each index by [`SplitMix64::below`]), passed to
 /// `statistic`, in resample order. Empty when `data` is empty.
 ///
-/// Resamples run in parallel on rayon's current pool; each depends only on the seed and its
+/// Resamples run in parallel on the process-aware pool (`safeplan_pool`: sized for the
+/// process, made anew in a forked child); each depends only on the seed and its
 /// index, so the result does not depend on the number of threads. Each rayon job reuses one
 /// buffer of `data.len()` references, so the cost is the statistic's own plus one draw per
 /// item.
@@ -212,19 +213,22 @@ where
     }
     let n = data.len();
     let seed = options.seed;
-    (0..options.resamples)
-        .into_par_iter()
-        .with_min_len(MIN_RESAMPLES_PER_JOB)
-        .map_init(
-            || Vec::with_capacity(n),
-            |buf: &mut Vec<&T>, i| {
-                let mut rng = SplitMix64::for_resample(seed, i as u64);
-                buf.clear();
-                buf.extend((0..n).map(|_| &data[rng.below(n as u64) as usize]));
-                statistic(buf)
-            },
-        )
-        .collect()
+    // On the process-aware pool: rayon's global one hangs in a forked child.
+    safeplan_pool::install(|| {
+        (0..options.resamples)
+            .into_par_iter()
+            .with_min_len(MIN_RESAMPLES_PER_JOB)
+            .map_init(
+                || Vec::with_capacity(n),
+                |buf: &mut Vec<&T>, i| {
+                    let mut rng = SplitMix64::for_resample(seed, i as u64);
+                    buf.clear();
+                    buf.extend((0..n).map(|_| &data[rng.below(n as u64) as usize]));
+                    statistic(buf)
+                },
+            )
+            .collect()
+    })
 }
 
 /// A percentile bootstrap confidence interval for any statistic of a sample: the
@@ -263,19 +267,21 @@ where
     F: Fn(&[usize]) -> [f64; K] + Sync,
 {
     let seed = options.seed;
-    (0..options.resamples)
-        .into_par_iter()
-        .with_min_len(MIN_RESAMPLES_PER_JOB)
-        .map_init(
-            || Vec::with_capacity(n),
-            |buf: &mut Vec<usize>, i| {
-                let mut rng = SplitMix64::for_resample(seed, i as u64);
-                buf.clear();
-                buf.extend((0..n).map(|_| rng.below(n as u64) as usize));
-                f(buf)
-            },
-        )
-        .collect()
+    safeplan_pool::install(|| {
+        (0..options.resamples)
+            .into_par_iter()
+            .with_min_len(MIN_RESAMPLES_PER_JOB)
+            .map_init(
+                || Vec::with_capacity(n),
+                |buf: &mut Vec<usize>, i| {
+                    let mut rng = SplitMix64::for_resample(seed, i as u64);
+                    buf.clear();
+                    buf.extend((0..n).map(|_| rng.below(n as u64) as usize));
+                    f(buf)
+                },
+            )
+            .collect()
+    })
 }
 
 /// The engine of the count bootstraps: each resample computed from its own generator alone.
@@ -284,11 +290,13 @@ where
     F: Fn(&mut SplitMix64) -> [f64; K] + Sync,
 {
     let seed = options.seed;
-    (0..options.resamples)
-        .into_par_iter()
-        .with_min_len(MIN_RESAMPLES_PER_JOB)
-        .map(|i| f(&mut SplitMix64::for_resample(seed, i as u64)))
-        .collect()
+    safeplan_pool::install(|| {
+        (0..options.resamples)
+            .into_par_iter()
+            .with_min_len(MIN_RESAMPLES_PER_JOB)
+            .map(|i| f(&mut SplitMix64::for_resample(seed, i as u64)))
+            .collect()
+    })
 }
 
 /// Percentile intervals of each of the `K` columns of resample statistics; a column with no

@@ -195,3 +195,33 @@ def test_the_judge_and_bench_objects_pickle_or_say_what_to_send(tmp_path):
     for obj, word in [(ep, "episodes file"), (run, "results store"), (safeplan.Suite.builtin(), "suite folder")]:
         with pytest.raises(TypeError, match=word):
             pickle.dumps(obj)
+
+
+def _metrics():
+    flags = [(True, True, True), (True, False, False), (False, False, False)] * 50
+    rates = safeplan.safety_rates(flags)
+    return (rates["feasible"].rate, rates["feasible"].ci_low, rates["safe"].ci_high)
+
+
+def _metrics_child(conn):
+    try:
+        conn.send(_metrics())
+    except BaseException as e:  # the parent asserts on it
+        conn.send(e)
+
+
+def test_metrics_work_in_a_forked_child_after_one_call_in_the_parent():
+    # Issue 45: the bootstrap ran on rayon's global pool, whose threads a forked child does
+    # not have: the child's first call waited forever. It runs on the process-aware pool.
+    expected = _metrics()  # the parent's pool now has threads
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe()
+    p = ctx.Process(target=_metrics_child, args=(child,))
+    p.start()
+    ok = parent.poll(60)
+    got = parent.recv() if ok else None
+    p.join(10)
+    if p.is_alive():
+        p.kill()
+    assert ok, "the forked child's safety_rates call did not return"
+    assert got == expected
