@@ -379,29 +379,30 @@ proptest! {
     }
 }
 
-/// The examples of issue 36, each a reply that was once read as another plan.
-#[test]
-fn the_replies_that_once_passed_as_another_plan() {
+/// Two-block blocksworld (pick-up and stack only) with `goal`, everything on the table.
+fn blocksworld(goal: &str) -> Task {
     let domain = "(define (domain bw) (:requirements :strips)
       (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
       (:action pick-up :parameters (?x) :precondition (and (clear ?x) (ontable ?x) (handempty))
         :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
       (:action stack :parameters (?x ?y) :precondition (and (holding ?x) (clear ?y))
         :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y))))";
-    let problem = |goal: &str| {
-        format!(
-            "(define (problem p) (:domain bw) (:objects a b)
-              (:init (ontable a) (ontable b) (clear a) (clear b) (handempty)) (:goal {goal}))"
-        )
-    };
-    let d = parse_domain(domain).value.expect("domain");
-    let holding = Task::compile(
-        &d,
-        &parse_problem(&problem("(holding a)")).value.expect("p"),
+    let problem = format!(
+        "(define (problem p) (:domain bw) (:objects a b)
+          (:init (ontable a) (ontable b) (clear a) (clear b) (handempty)) (:goal {goal}))"
+    );
+    Task::compile(
+        &parse_domain(domain).value.expect("domain"),
+        &parse_problem(&problem).value.expect("problem"),
     )
-    .expect("compiles");
-    let on = Task::compile(&d, &parse_problem(&problem("(on a b)")).value.expect("p"))
-        .expect("compiles");
+    .expect("compiles")
+}
+
+/// The examples of issue 36, each a reply that was once read as another plan.
+#[test]
+fn the_replies_that_once_passed_as_another_plan() {
+    let holding = blocksworld("(holding a)");
+    let on = blocksworld("(on a b)");
     let cases: HashMap<&str, (&Task, usize)> = HashMap::from([
         (
             r#"{"plan": ["(pick-up a)", "(stack a table)"]}"#,
@@ -432,8 +433,7 @@ fn the_replies_that_once_passed_as_another_plan() {
         assert!(!task.validate(plan).valid, "{text}: invalid as written");
     }
     // PlanBench's replanning replies that state the empty plan in the prompt's format.
-    let done = Task::compile(&d, &parse_problem(&problem("(clear a)")).value.expect("p"))
-        .expect("compiles");
+    let done = blocksworld("(clear a)");
     for text in [
         "[PLAN END]",
         "[PLAN]\n[PLAN END]",
@@ -480,20 +480,7 @@ fn a_step_that_is_not_well_formed_fails_as_written() {
 /// reason), and its verdict must be strict validation's.
 #[test]
 fn the_replies_models_write_read_as_written() {
-    let domain = "(define (domain bw) (:requirements :strips)
-      (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
-      (:action pick-up :parameters (?x) :precondition (and (clear ?x) (ontable ?x) (handempty))
-        :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
-      (:action stack :parameters (?x ?y) :precondition (and (holding ?x) (clear ?y))
-        :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y))))";
-    let d = parse_domain(domain).value.expect("domain");
-    let task = |goal: &str| {
-        let p = format!(
-            "(define (problem p) (:domain bw) (:objects a b)
-              (:init (ontable a) (ontable b) (clear a) (clear b) (handempty)) (:goal {goal}))"
-        );
-        Task::compile(&d, &parse_problem(&p).value.expect("problem")).expect("compiles")
-    };
+    let task = blocksworld;
     let holding = task("(holding a)");
     let on = task("(on a b)");
     let two = ["(pick-up a)", "(stack a b)"];

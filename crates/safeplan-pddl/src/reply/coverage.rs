@@ -52,13 +52,7 @@ pub(super) fn violations(
         let found = items(line);
         for (k, &(o, inner)) in found.iter().enumerate() {
             let pos = ls + o;
-            let words: Vec<&str> = inner
-                .split(|c: char| c.is_whitespace() || c == ',')
-                .map(|w| {
-                    w.trim_matches(|c: char| "\"'`\u{201C}\u{201D}\u{2018}\u{2019}".contains(c))
-                })
-                .filter(|w| !w.is_empty())
-                .collect();
+            let words = words_of(inner);
             let fact = vocabulary.is_some_and(|v| words.first().is_some_and(|h| v.is_fact(h)));
             if fact || pos >= note_at || is_step(pos) {
                 continue;
@@ -97,6 +91,15 @@ pub(super) fn violations(
     out
 }
 
+/// The words of an item's inside, split at blanks and commas, without quotes around them.
+fn words_of(inner: &str) -> Vec<&str> {
+    inner
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| w.trim_matches(|c: char| "\"'`\u{201C}\u{201D}\u{2018}\u{2019}".contains(c)))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// The name before the `(` at `open`, for a call.
 fn call_head(line: &str, open: usize) -> Option<&str> {
     let before = &line[..open];
@@ -120,13 +123,7 @@ fn items(line: &str) -> Vec<(usize, &str)> {
         match rest.find(['(', ')']) {
             Some(k) if rest.as_bytes()[k] == b')' => {
                 let inner = &rest[..k];
-                let words: Vec<&str> = inner
-                    .split(|c: char| c.is_whitespace() || c == ',')
-                    .map(|w| {
-                        w.trim_matches(|c: char| "\"'`\u{201C}\u{201D}\u{2018}\u{2019}".contains(c))
-                    })
-                    .filter(|w| !w.is_empty())
-                    .collect();
+                let words = words_of(inner);
                 let head_ok = line[..open]
                     .chars()
                     .rev()

@@ -40,23 +40,10 @@ pub(super) fn json_statements(text: &str) -> Vec<(Statement, (usize, usize))> {
     // an object inside an accepted one is not tried again, nor one nested deeper than a
     // few levels, so the parser reads each byte a bounded number of times.
     const MAX_DEPTH: usize = 4;
-    let bytes = text.as_bytes();
-    let mut stack = Vec::new();
-    let mut pairs: Vec<(usize, usize, usize)> = Vec::new();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'{' => stack.push(i),
-            b'}' => {
-                if let Some(o) = stack.pop() {
-                    pairs.push((o, i + 1, stack.len()));
-                }
-            }
-            _ => {}
-        }
-    }
-    pairs.sort_unstable();
+    let pairs = super::wrapper::nested_pairs(text.as_bytes(), b'{', b'}');
     let mut covered = 0;
-    for (start, end, depth) in pairs {
+    for (start, close, depth) in pairs {
+        let end = close + 1;
         if start < covered || depth >= MAX_DEPTH {
             continue;
         }

@@ -1,6 +1,32 @@
 //! Wrappers around a plan's steps, read as the steps inside: `(plan …)`, `(:plan …)`,
 //! `(seq …)`, `([PLAN] …)`, `(define (plan p) (:steps …))`, a `(` alone around the steps.
 
+/// Every matched `open`…`close` pair of `bytes` (offsets of both), sorted by the opening
+/// one: one pass with a stack, so matching costs nothing per lookup after it.
+pub(super) fn pairs_of(bytes: &[u8], open: u8, close: u8) -> Vec<(usize, usize)> {
+    nested_pairs(bytes, open, close)
+        .into_iter()
+        .map(|(o, c, _)| (o, c))
+        .collect()
+}
+
+/// [`pairs_of`] with each pair's depth (0: outermost).
+pub(super) fn nested_pairs(bytes: &[u8], open: u8, close: u8) -> Vec<(usize, usize, usize)> {
+    let mut stack = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == open {
+            stack.push(i);
+        } else if b == close
+            && let Some(o) = stack.pop()
+        {
+            pairs.push((o, i, stack.len()));
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
 /// `(plan ...)` and `(:plan ...)` wrappers: the head's byte range, the offset of the
 /// matching `)`, and whether nothing but blanks stands inside.
 pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
@@ -10,20 +36,7 @@ pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
         return Vec::new();
     }
     // The matching `)` of every `(`, found once: a reply of a million `(plan ` costs one pass.
-    let mut stack = Vec::new();
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'(' => stack.push(i),
-            b')' => {
-                if let Some(o) = stack.pop() {
-                    pairs.push((o, i));
-                }
-            }
-            _ => {}
-        }
-    }
-    pairs.sort_unstable();
+    let pairs = pairs_of(bytes, b'(', b')');
     let matching = |open: usize| {
         pairs
             .binary_search_by_key(&open, |p| p.0)
@@ -65,21 +78,7 @@ pub(super) fn wrappers(text: &str) -> Vec<((usize, usize), usize, bool)> {
 /// `define`.
 pub(super) fn containers(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
-    // Matching pairs.
-    let mut stack = Vec::new();
-    let mut pairs = Vec::new();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'(' => stack.push(i),
-            b')' => {
-                if let Some(o) = stack.pop() {
-                    pairs.push((o, i));
-                }
-            }
-            _ => {}
-        }
-    }
-    pairs.sort_unstable();
+    let pairs = pairs_of(bytes, b'(', b')');
     let children = |o: usize, c: usize| -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut i = o + 1;
