@@ -124,17 +124,24 @@ def _child(conn, task):
 def test_a_batch_call_works_in_a_child_after_one_in_the_parent(method):
     task = safeplan.load_task(str(SOUP / "domain.pddl"), str(SOUP / "problem.pddl"))
     expected = _batch(task)  # the parent's pool now has threads
+    # The task is pickled for spawn/forkserver.
+    ok, got = _in_child(method, _child, (task,), 120)
+    assert ok, f"the {method} child's batch call did not return"
+    assert got == expected
+
+
+def _in_child(method, target, args, timeout):
+    """Run `target(conn, *args)` in a child started by `method`: (answered in time, answer)."""
     ctx = mp.get_context(method)
     parent, child = ctx.Pipe()
-    p = ctx.Process(target=_child, args=(child, task))  # the task is pickled for spawn/forkserver
+    p = ctx.Process(target=target, args=(child, *args))
     p.start()
-    ok = parent.poll(120)
+    ok = parent.poll(timeout)
     got = parent.recv() if ok else None
     p.join(10)
     if p.is_alive():
         p.kill()
-    assert ok, f"the {method} child's batch call did not return"
-    assert got == expected
+    return ok, got
 
 
 def _worker_init():
@@ -214,14 +221,6 @@ def test_metrics_work_in_a_forked_child_after_one_call_in_the_parent():
     # Issue 45: the bootstrap ran on rayon's global pool, whose threads a forked child does
     # not have: the child's first call waited forever. It runs on the process-aware pool.
     expected = _metrics()  # the parent's pool now has threads
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe()
-    p = ctx.Process(target=_metrics_child, args=(child,))
-    p.start()
-    ok = parent.poll(60)
-    got = parent.recv() if ok else None
-    p.join(10)
-    if p.is_alive():
-        p.kill()
+    ok, got = _in_child("fork", _metrics_child, (), 60)
     assert ok, "the forked child's safety_rates call did not return"
     assert got == expected
