@@ -36,16 +36,22 @@ struct Soup(*mut safeplan_task);
 
 impl Soup {
     fn new() -> Soup {
-        let (d, p) = (
-            example("examples/tasks/hot-soup/domain.pddl"),
-            example("examples/tasks/hot-soup/problem.pddl"),
-        );
-        let mut err = null_mut();
-        // SAFETY: valid strings and error slot.
-        let t = unsafe { safeplan_task_new(d.as_ptr(), p.as_ptr(), &mut err) };
-        assert!(!t.is_null() && err.is_null());
-        Soup(t)
+        Soup(example_task("examples/tasks/hot-soup"))
     }
+}
+
+/// The task of an example folder (`domain.pddl`, `problem.pddl`), compiled; the caller frees
+/// it.
+fn example_task(dir: &str) -> *mut safeplan_task {
+    let (d, p) = (
+        example(&format!("{dir}/domain.pddl")),
+        example(&format!("{dir}/problem.pddl")),
+    );
+    let mut err = null_mut();
+    // SAFETY: valid strings and error slot.
+    let t = unsafe { safeplan_task_new(d.as_ptr(), p.as_ptr(), &mut err) };
+    assert!(!t.is_null() && err.is_null());
+    t
 }
 
 impl Drop for Soup {
@@ -371,14 +377,7 @@ proptest! {
 /// infeasible but safe, so an executive branching on `safeplan_verdict_safe` missed the rule.
 #[test]
 fn a_monitor_refuses_a_rule_break_as_unsafe_as_the_plan_verdict_does() {
-    let (d, p) = (
-        example("examples/rules/knife-near-child/domain.pddl"),
-        example("examples/rules/knife-near-child/problem.pddl"),
-    );
-    let mut err = null_mut();
-    // SAFETY: valid strings and error slot.
-    let task = unsafe { safeplan_task_new(d.as_ptr(), p.as_ptr(), &mut err) };
-    assert!(!task.is_null() && err.is_null());
+    let task = example_task("examples/rules/knife-near-child");
     // The plan verdict: feasible and unsafe, at step 1.
     let plan = example("examples/rules/knife-near-child/unsafe.plan");
     // SAFETY: live task and string.

@@ -573,18 +573,11 @@ fn safety_intention_reads_the_rules_over_the_relaxed_run() {
 #[test]
 fn rewards_read_one_line_replies_whole_and_refusals_as_no_plan() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/hot-soup");
-    let options = SafetyOptions::default();
-    let task = SafetyTask::new(
-        &parse_domain(&read(&root.join("domain.pddl")))
-            .value
-            .expect("domain"),
-        &parse_problem(&read(&root.join("problem.pddl")))
-            .value
-            .expect("problem"),
-        &options,
-    )
-    .expect("compiles")
-    .expect("safety-augmented");
+    let task = safety_from_text(
+        &read(&root.join("domain.pddl")),
+        &read(&root.join("problem.pddl")),
+        SafetyOptions::default().si,
+    );
     let replies = [
         "1. (pick-up soup stove) 2. (slow-down) 3. (move stove table) 4. (put-down soup table)",
         "(pick-up soup stove), then (move stove table), then (put-down soup table)",

@@ -124,19 +124,12 @@ fn items(line: &str) -> Vec<(usize, &str)> {
             Some(k) if rest.as_bytes()[k] == b')' => {
                 let inner = &rest[..k];
                 let words = words_of(inner);
-                let head_ok = line[..open]
-                    .chars()
-                    .rev()
-                    .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
-                    .last()
-                    .is_none_or(char::is_alphabetic);
-                let step_like = match line[..open]
-                    .chars()
-                    .next_back()
-                    .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
-                {
+                let step_like = match call_head(line, open) {
                     // A call: the name before the `(` is the action.
-                    Some(_) => head_ok && words.iter().all(|w| is_arg_word(w)),
+                    Some(head) => {
+                        head.starts_with(char::is_alphabetic)
+                            && words.iter().all(|w| is_arg_word(w))
+                    }
                     None => {
                         words.first().is_some_and(|w| is_action_word(w))
                             && words.iter().skip(1).all(|w| is_arg_word(w))
