@@ -29,7 +29,8 @@
 typedef struct safeplan_error safeplan_error;
 
 /**
- * A step-by-step monitor of a sequential task, at its initial state.
+ * A step-by-step monitor of a sequential task, at its initial state: a shell over the
+ * library's shield.
  */
 typedef struct safeplan_monitor safeplan_monitor;
 
@@ -41,7 +42,8 @@ typedef struct safeplan_monitor safeplan_monitor;
 typedef struct safeplan_task safeplan_task;
 
 /**
- * A monitor of durative actions: ask before each start and each end.
+ * A monitor of durative actions: ask before each start and each end (and each
+ * instantaneous action), with times; a shell over the library's shield.
  */
 typedef struct safeplan_timed_monitor safeplan_timed_monitor;
 
@@ -175,7 +177,8 @@ void safeplan_monitor_free(safeplan_monitor *m);
 
 /**
  * A timed monitor of `task` (a domain with durative actions) at time 0, with VAL's default
- * tolerance. NULL and `*err` set on a NULL task.
+ * tolerance. NULL and `*err` set on a NULL task, or on a task without durative actions (use
+ * `safeplan_monitor_new`).
  *
  * # Safety
  * `task` is NULL or a live task; `err` is NULL or points to a `safeplan_error *`.
@@ -204,6 +207,17 @@ safeplan_verdict *safeplan_timed_monitor_start(safeplan_timed_monitor *m, const 
  * As `safeplan_timed_monitor_start`.
  */
 safeplan_verdict *safeplan_timed_monitor_end(safeplan_timed_monitor *m, const char *action, double time, safeplan_error **err);
+
+/**
+ * Execute the instantaneous `action` of a temporal domain at `time` if allowed now (its
+ * condition, the `over all` conditions of the actions running, and on a safety task the
+ * danger bound); a refused action changes nothing. `start` of an instantaneous action, or
+ * `happen` of a durative one, is an error (`unsupported`).
+ *
+ * # Safety
+ * As `safeplan_timed_monitor_start`.
+ */
+safeplan_verdict *safeplan_timed_monitor_happen(safeplan_timed_monitor *m, const char *action, double time, safeplan_error **err);
 
 /**
  * Free a timed monitor (NULL is accepted).

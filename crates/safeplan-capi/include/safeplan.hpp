@@ -161,6 +161,13 @@ class TimedMonitor {
     return Verdict(
         detail::check(safeplan_timed_monitor_end(m_.get(), text.c_str(), time, &err), &err));
   }
+  /// Execute the instantaneous `action` at `time` when allowed; a refused one changes nothing.
+  Verdict happen(std::string_view action, double time) {
+    safeplan_error* err = nullptr;
+    auto text = detail::c_str(action);
+    return Verdict(
+        detail::check(safeplan_timed_monitor_happen(m_.get(), text.c_str(), time, &err), &err));
+  }
 
  private:
   struct Free {

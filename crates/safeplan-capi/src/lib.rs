@@ -28,14 +28,15 @@ mod verdict;
 use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
-use safeplan_pddl::{Vocabulary, parse_domain, parse_plan, parse_problem, read_reply};
-use safeplan_validate::{SafetyOptions, SafetyTask, Task, TaskError, Verdict};
+use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
+use safeplan_validate::{CheckedTask, Task, TaskError};
 
 pub use error::{safeplan_error, safeplan_error_code, safeplan_error_free, safeplan_error_message};
 pub use monitor::{
     safeplan_monitor, safeplan_monitor_apply, safeplan_monitor_check, safeplan_monitor_free,
     safeplan_monitor_new, safeplan_timed_monitor, safeplan_timed_monitor_end,
-    safeplan_timed_monitor_free, safeplan_timed_monitor_new, safeplan_timed_monitor_start,
+    safeplan_timed_monitor_free, safeplan_timed_monitor_happen, safeplan_timed_monitor_new,
+    safeplan_timed_monitor_start,
 };
 pub use verdict::{
     safeplan_verdict, safeplan_verdict_failed_step, safeplan_verdict_feasible,
@@ -45,34 +46,11 @@ pub use verdict::{
 
 use error::{Error, file_name, guard, text};
 
-/// The compiled task behind a `safeplan_task`.
-pub(crate) struct Compiled {
-    /// The task as given.
-    pub task: Task,
-    /// Its safety task, when it is safety-augmented.
-    pub safety: Option<SafetyTask>,
-    /// Why a safety-augmented task's safety cannot be judged (a form the safety check does
-    /// not support): said in every verdict, never silent.
-    pub safety_unavailable: Option<String>,
-    /// The task's names, for reading replies.
-    pub vocabulary: Vocabulary,
-}
-
-impl Compiled {
-    /// The task a monitor executes: the safety task's tracking task (which counts danger)
-    /// when there is one, else the task.
-    pub(crate) fn executed(&self) -> &Task {
-        self.safety
-            .as_ref()
-            .map_or(&self.task, SafetyTask::tracking)
-    }
-}
-
 /// A compiled task: immutable, and safe to share between threads (validate from several
 /// threads at once). Free it with `safeplan_task_free` once no thread uses it; monitors made
 /// from it keep their own reference and may outlive it.
 pub struct safeplan_task {
-    pub(crate) inner: Arc<Compiled>,
+    pub(crate) inner: Arc<CheckedTask>,
 }
 
 /// The library's version (`0.1.0`); a static string, never freed.
@@ -87,7 +65,7 @@ pub extern "C" fn safeplan_abi_version() -> c_int {
     1
 }
 
-fn compile(domain: &str, problem: &str) -> Result<Compiled, Error> {
+fn compile(domain: &str, problem: &str) -> Result<CheckedTask, Error> {
     let parsed = parse_domain(domain);
     if let Some(e) = Error::first_of(&parsed.diagnostics, domain, "domain.pddl") {
         return Err(e);
@@ -116,17 +94,7 @@ fn compile(domain: &str, problem: &str) -> Result<Compiled, Error> {
         }
         other => Error::Unsupported(other.to_string()),
     })?;
-    let (safety, safety_unavailable) = match SafetyTask::new(&d, &p, &SafetyOptions::default()) {
-        Ok(s) => (s, None),
-        Err(e) => (None, Some(e.to_string())),
-    };
-    let vocabulary = task.vocabulary();
-    Ok(Compiled {
-        task,
-        safety,
-        safety_unavailable,
-        vocabulary,
-    })
+    Ok(CheckedTask::new(task, &d, &p))
 }
 
 /// Compile a task from the PDDL text of a domain and a problem (NUL-terminated UTF-8).
@@ -155,38 +123,11 @@ pub unsafe extern "C" fn safeplan_task_new(
 ///
 /// # Safety
 /// `t` is NULL or a task this library returned and the caller has not freed.
-pub(crate) unsafe fn task_ref<'a>(t: *const safeplan_task) -> Result<&'a Compiled, Error> {
+pub(crate) unsafe fn task_ref<'a>(t: *const safeplan_task) -> Result<&'a CheckedTask, Error> {
     // SAFETY: the caller's contract.
     unsafe { t.as_ref() }
         .map(|t| &*t.inner)
         .ok_or(Error::Null("task"))
-}
-
-fn verdict_of(
-    c: &Compiled,
-    plan: Option<&safeplan_pddl::Plan>,
-    no_plan: Option<safeplan_pddl::NoPlan>,
-    read: Option<&safeplan_pddl::ReadReport>,
-) -> *mut safeplan_verdict {
-    let (verdict, safety) = match (plan, no_plan) {
-        (Some(plan), _) => (
-            c.task.validate(plan),
-            c.safety.as_ref().map(|s| s.evaluate(plan)),
-        ),
-        (None, why) => {
-            let why = why.unwrap_or(safeplan_pddl::NoPlan::Unreadable);
-            (
-                Verdict::no_plan(why),
-                c.safety.as_ref().map(|s| s.no_plan(why)),
-            )
-        }
-    };
-    Box::into_raw(Box::new(safeplan_verdict::of_plan(
-        verdict,
-        safety,
-        c.safety_unavailable.as_deref(),
-        read.cloned(),
-    )))
 }
 
 /// Validate a plan: IPC text (one `(action arg ...)` per step), or a timed plan (`0.0:
@@ -210,7 +151,9 @@ pub unsafe extern "C" fn safeplan_task_validate(
             return Err(e);
         }
         let plan = parsed.value.unwrap_or_default();
-        Ok(verdict_of(c, Some(&plan), None, None))
+        Ok(Box::into_raw(Box::new(safeplan_verdict::of_plan(
+            c.assess_plan(&plan),
+        ))))
     })
 }
 
@@ -229,14 +172,9 @@ pub unsafe extern "C" fn safeplan_task_validate_reply(
     guard(err, std::ptr::null_mut(), || {
         // SAFETY: the caller's contract.
         let (c, text) = unsafe { (task_ref(task)?, text(reply, "reply")?) };
-        let read = read_reply(text, Some(&c.vocabulary));
-        let report = read.report(text);
-        Ok(verdict_of(
-            c,
-            read.plan.as_ref(),
-            read.no_plan,
-            Some(&report),
-        ))
+        Ok(Box::into_raw(Box::new(safeplan_verdict::of_plan(
+            c.assess_reply(text),
+        ))))
     })
 }
 

@@ -4,17 +4,13 @@
 //! belongs to one thread at a time.
 
 use std::ffi::{c_char, c_double};
-use std::sync::Arc;
 
-use safeplan_pddl::{Plan, PlanStep, parse_plan};
-use safeplan_validate::{
-    DEFAULT_TOLERANCE, GroundAction, Monitor, MonitorParts, Task, TimedError, TimedMonitor,
-};
-use serde_json::json;
+use safeplan_pddl::{PlanStep, parse_plan};
+use safeplan_validate::{Answer, Moment, Shield, ShieldError};
 
 use crate::error::{Error, guard, text};
-use crate::verdict::{Refusal, safeplan_verdict};
-use crate::{Compiled, safeplan_error, safeplan_task, task_ref};
+use crate::verdict::safeplan_verdict;
+use crate::{safeplan_error, safeplan_task, task_ref};
 
 /// One step from an action's text: `(move a b)` (or `move a b`).
 fn one_step(action: &str) -> Result<PlanStep, Error> {
@@ -37,28 +33,10 @@ fn one_step(action: &str) -> Result<PlanStep, Error> {
     }
 }
 
-/// The danger after a trial, against the bound: the refusal when it is past it.
-fn danger_refusal(c: &Compiled, before: f64, after: f64, what: &str) -> Option<Refusal> {
-    let safety = c.safety.as_ref()?;
-    let bound = safety.threshold();
-    (after > bound && after > before).then(|| {
-        Refusal::Unsafe(format!(
-            "{what} would raise danger {before} -> {after}, past the task's bound {bound}"
-        ))
-    })
-}
-
-fn danger(task: &Task, state: &safeplan_validate::State) -> f64 {
-    task.value(state, "danger", &[]).unwrap_or(0.0)
-}
-
-/// A step-by-step monitor of a sequential task, at its initial state.
+/// A step-by-step monitor of a sequential task, at its initial state: a shell over the
+/// library's shield.
 pub struct safeplan_monitor {
-    compiled: Arc<Compiled>,
-    /// The execution so far; `None` only while a call has it.
-    parts: Option<MonitorParts>,
-    /// The steps applied, for explaining danger with the library's own reasons.
-    applied: Vec<PlanStep>,
+    shield: Shield,
 }
 
 /// A step-by-step monitor of `task` at its initial state (for a robot's execution loop).
@@ -75,82 +53,35 @@ pub unsafe extern "C" fn safeplan_monitor_new(
     guard(err, std::ptr::null_mut(), || {
         // SAFETY: the caller's contract.
         let c = unsafe { task_ref(task)? };
-        if c.task.is_temporal() {
+        if c.task().is_temporal() {
             return Err(Error::Unsupported(
                 "the task has durative actions: use safeplan_timed_monitor_new".into(),
             ));
         }
-        // SAFETY: task_ref checked it is not NULL.
-        let compiled = unsafe { &*task }.inner.clone();
-        let parts = Monitor::new(compiled.executed()).into_parts();
         Ok(Box::into_raw(Box::new(safeplan_monitor {
-            compiled,
-            parts: Some(parts),
-            applied: Vec::new(),
+            shield: c.shield(),
         })))
     })
+}
+
+/// The library's answer as a C verdict; the library's question errors as C errors.
+fn answer(
+    result: Result<Answer, ShieldError>,
+    action: &str,
+) -> Result<*mut safeplan_verdict, Error> {
+    match result {
+        Ok(a) => Ok(Box::into_raw(Box::new(safeplan_verdict::of_event(a)))),
+        Err(ShieldError::NotRunning(_)) => Err(Error::NotRunning(action.trim().to_string())),
+        Err(e @ ShieldError::Timing { .. }) => Err(Error::Timing(e.to_string())),
+        Err(e @ ShieldError::WrongKind(_)) => Err(Error::Unsupported(e.to_string())),
+    }
 }
 
 impl safeplan_monitor {
     /// Check `action` now; with `apply`, run it when allowed.
     fn event(&mut self, action: &str, apply: bool) -> Result<*mut safeplan_verdict, Error> {
         let step = one_step(action)?;
-        let compiled = self.compiled.clone();
-        let task = compiled.executed();
-        let text = step.text();
-        let number = self.applied.len() + 1;
-        let parts = self
-            .parts
-            .take()
-            .ok_or_else(|| Error::Panic("the monitor lost its state".into()))?;
-        let mut monitor = Monitor::from_parts(task, parts);
-        let ground: Result<GroundAction, _> = task.ground_step(&step);
-        let mut refusal: Option<Refusal>;
-        let mut danger_after = None;
-        match ground {
-            Err(f) => refusal = Some(Refusal::Infeasible(Box::new(f))),
-            Ok(g) => {
-                let mut trial = monitor.clone();
-                match trial.apply(&g) {
-                    Err(f) => refusal = Some(Refusal::Infeasible(Box::new(f))),
-                    Ok(()) => {
-                        let (before, after) =
-                            (danger(task, monitor.state()), danger(task, trial.state()));
-                        danger_after = Some(after);
-                        refusal = danger_refusal(&compiled, before, after, &text);
-                        if let (Some(Refusal::Unsafe(why)), Some(safety)) =
-                            (&mut refusal, &compiled.safety)
-                        {
-                            // The library's reasons for the rise, from its verdict on the
-                            // steps so far and this one.
-                            let mut plan = Plan {
-                                steps: self.applied.clone(),
-                                cost: None,
-                            };
-                            plan.steps.push(step.clone());
-                            let verdict = safety.evaluate(&plan);
-                            if let Some(e) = verdict
-                                .danger_events
-                                .iter()
-                                .rev()
-                                .find(|e| e.step == number)
-                            {
-                                *why = format!("{}; {why}", e.sentence("->"));
-                            }
-                        }
-                        if refusal.is_none() && apply {
-                            monitor = trial;
-                            self.applied.push(step.clone());
-                        }
-                    }
-                }
-            }
-        }
-        self.parts = Some(monitor.into_parts());
-        let extra = json!({ "danger": danger_after, "applied": apply && refusal.is_none() });
-        Ok(Box::into_raw(Box::new(safeplan_verdict::of_event(
-            &text, number, refusal, extra,
-        ))))
+        answer(self.shield.step(&step, apply), action)
     }
 }
 
@@ -223,26 +154,15 @@ unsafe fn call<M>(
     })
 }
 
-type Timed<'a> = TimedMonitor<'a>;
-
-self_cell::self_cell!(
-    /// A timed monitor and the task it borrows.
-    struct TimedCell {
-        owner: Arc<Compiled>,
-        #[covariant]
-        dependent: Timed,
-    }
-);
-
-/// A monitor of durative actions: ask before each start and each end.
+/// A monitor of durative actions: ask before each start and each end (and each
+/// instantaneous action), with times; a shell over the library's shield.
 pub struct safeplan_timed_monitor {
-    cell: TimedCell,
-    /// Starts allowed so far: the next start is the plan's step `started + 1`.
-    started: usize,
+    shield: Shield,
 }
 
 /// A timed monitor of `task` (a domain with durative actions) at time 0, with VAL's default
-/// tolerance. NULL and `*err` set on a NULL task.
+/// tolerance. NULL and `*err` set on a NULL task, or on a task without durative actions (use
+/// `safeplan_monitor_new`).
 ///
 /// # Safety
 /// `task` is NULL or a live task; `err` is NULL or points to a `safeplan_error *`.
@@ -253,15 +173,14 @@ pub unsafe extern "C" fn safeplan_timed_monitor_new(
 ) -> *mut safeplan_timed_monitor {
     guard(err, std::ptr::null_mut(), || {
         // SAFETY: the caller's contract.
-        unsafe { task_ref(task)? };
-        // SAFETY: task_ref checked it is not NULL.
-        let compiled = unsafe { &*task }.inner.clone();
-        let cell = TimedCell::new(compiled, |c| {
-            TimedMonitor::new(c.executed(), DEFAULT_TOLERANCE)
-        });
+        let c = unsafe { task_ref(task)? };
+        if !c.task().is_temporal() {
+            return Err(Error::Unsupported(
+                "the task has no durative actions: use safeplan_monitor_new".into(),
+            ));
+        }
         Ok(Box::into_raw(Box::new(safeplan_timed_monitor {
-            cell,
-            started: 0,
+            shield: c.shield(),
         })))
     })
 }
@@ -271,76 +190,15 @@ impl safeplan_timed_monitor {
         &mut self,
         action: &str,
         time: f64,
-        start: bool,
+        moment: Moment,
     ) -> Result<*mut safeplan_verdict, Error> {
-        if !time.is_finite() || time < 0.0 {
-            return Err(Error::Timing(format!(
-                "the time {time} is not a time of the plan: give a finite number, 0 or more"
-            )));
-        }
         let step = one_step(action)?;
-        let text = step.text();
-        let compiled = self.cell.borrow_owner().clone();
-        let task = compiled.executed();
-        let ground = match task.ground_step(&step) {
-            Ok(g) => g,
-            Err(f) => {
-                return Ok(Box::into_raw(Box::new(safeplan_verdict::of_event(
-                    &text,
-                    0,
-                    Some(Refusal::Infeasible(Box::new(f))),
-                    json!({ "time": time, "event": if start { "start" } else { "end" } }),
-                ))));
-            }
+        let result = match moment {
+            Moment::End => self.shield.end(&step, time, true),
+            Moment::Happen => self.shield.happen(&step, time, true),
+            Moment::Start | Moment::Step => self.shield.start(&step, time, true),
         };
-        let started = &mut self.started;
-        self.cell.with_dependent_mut(|_, monitor| {
-            let before = danger(task, monitor.state());
-            let mut trial = monitor.clone();
-            // The plan's step number of the action: a start is the next step in dispatch
-            // order; an end, the step that started it.
-            let mut number = *started + 1;
-            let outcome = if start {
-                trial.start(&ground, time).map(|id| number = id.number())
-            } else {
-                let id = monitor
-                    .running()
-                    .filter(|(_, g, _)| **g == ground)
-                    .min_by(|a, b| a.2.total_cmp(&b.2))
-                    .map(|(id, _, _)| id)
-                    .ok_or_else(|| Error::NotRunning(text.clone()))?;
-                number = id.number();
-                trial.end(id, time)
-            };
-            let refusal = match outcome {
-                Err(TimedError::Refused(f)) => Some(Refusal::Infeasible(f)),
-                Err(other) => return Err(Error::Timing(other.to_string())),
-                Ok(()) => {
-                    let after = danger(task, trial.state());
-                    let what = format!(
-                        "{} {text} at {time}",
-                        if start { "starting" } else { "ending" }
-                    );
-                    danger_refusal(&compiled, before, after, &what)
-                }
-            };
-            let allowed = refusal.is_none();
-            if allowed {
-                *monitor = trial;
-                if start {
-                    *started += 1;
-                }
-            }
-            let extra = json!({
-                "time": time,
-                "event": if start { "start" } else { "end" },
-                "danger": danger(task, monitor.state()),
-                "applied": allowed,
-            });
-            Ok(Box::into_raw(Box::new(safeplan_verdict::of_event(
-                &text, number, refusal, extra,
-            ))))
-        })
+        answer(result, action)
     }
 }
 
@@ -361,7 +219,11 @@ pub unsafe extern "C" fn safeplan_timed_monitor_start(
     err: *mut *mut safeplan_error,
 ) -> *mut safeplan_verdict {
     // SAFETY: the caller's contract.
-    unsafe { call(m, action, err, |m, action| m.event(action, time, true)) }
+    unsafe {
+        call(m, action, err, |m, action| {
+            m.event(action, time, Moment::Start)
+        })
+    }
 }
 
 /// End the running `action` (the earliest started, when it runs more than once) at `time`
@@ -378,7 +240,33 @@ pub unsafe extern "C" fn safeplan_timed_monitor_end(
     err: *mut *mut safeplan_error,
 ) -> *mut safeplan_verdict {
     // SAFETY: the caller's contract.
-    unsafe { call(m, action, err, |m, action| m.event(action, time, false)) }
+    unsafe {
+        call(m, action, err, |m, action| {
+            m.event(action, time, Moment::End)
+        })
+    }
+}
+
+/// Execute the instantaneous `action` of a temporal domain at `time` if allowed now (its
+/// condition, the `over all` conditions of the actions running, and on a safety task the
+/// danger bound); a refused action changes nothing. `start` of an instantaneous action, or
+/// `happen` of a durative one, is an error (`unsupported`).
+///
+/// # Safety
+/// As `safeplan_timed_monitor_start`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn safeplan_timed_monitor_happen(
+    m: *mut safeplan_timed_monitor,
+    action: *const c_char,
+    time: c_double,
+    err: *mut *mut safeplan_error,
+) -> *mut safeplan_verdict {
+    // SAFETY: the caller's contract.
+    unsafe {
+        call(m, action, err, |m, action| {
+            m.event(action, time, Moment::Happen)
+        })
+    }
 }
 
 /// Free a timed monitor (NULL is accepted).

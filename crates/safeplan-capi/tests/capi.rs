@@ -211,7 +211,7 @@ fn the_monitor_refuses_the_dangerous_step_and_says_why() {
             read(safeplan_monitor_apply(m, rush.as_ptr(), null_mut()));
         assert!(!ok && feasible && !safe && step == 2, "{message}");
         assert!(
-            message.contains("raised danger 0 -> 1 because"),
+            message.contains("would raise danger 0 -> 1 because"),
             "{message}"
         );
         // Not applicable: the soup is not on the table.
@@ -394,7 +394,11 @@ fn a_monitor_refuses_a_rule_break_as_unsafe_as_the_plan_verdict_does() {
         read(unsafe { safeplan_monitor_check(m, first.as_ptr(), null_mut()) });
     assert!(!valid && feasible && !safe, "{message}");
     assert_eq!(at, step);
-    assert_eq!(json["failure"]["kind"], "constraint_violated", "{json}");
+    assert_eq!(json["refusal"]["kind"], "rule_broken", "{json}");
+    assert_eq!(
+        json["refusal"]["failure"]["kind"], "constraint_violated",
+        "{json}"
+    );
     // SAFETY: live handles, freed once.
     unsafe {
         safeplan_monitor_free(m);

@@ -102,6 +102,7 @@
 // returned only on the failure path, so its size costs nothing where speed matters.
 #![allow(clippy::result_large_err)]
 
+mod assess;
 mod cancel;
 mod constraints;
 mod exec;
@@ -113,12 +114,14 @@ mod monitor;
 pub mod parallel;
 mod reward;
 mod safety;
+mod shield;
 mod state;
 mod task;
 mod temporal;
 mod validate;
 mod verdict;
 
+pub use assess::{Assessment, AssessmentJson, CheckedTask, failure_sentence};
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
@@ -128,6 +131,7 @@ pub use safety::{
     DangerEvent, SafetyOptions, SafetyOutcome, SafetyTask, SafetyVerdict, Scorer, SiMode,
     basic_task,
 };
+pub use shield::{Answer, Guarded, Moment, Refusal, Shield, ShieldError};
 pub use state::State;
 pub use task::{CompileOptions, Durative, ObjId, Object, Task, TaskError};
 pub use temporal::monitor::{RunningId, TimedError, TimedMonitor};

@@ -62,6 +62,11 @@ impl MonitorParts {
     pub fn steps(&self) -> usize {
         self.steps
     }
+
+    /// The state after the actions applied so far.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
 }
 
 impl<'t> Monitor<'t> {

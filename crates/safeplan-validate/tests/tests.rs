@@ -13,6 +13,7 @@ mod reply_faithful;
 mod safety;
 mod scale;
 mod semantics;
+mod shield;
 mod temporal;
 mod temporal_differential;
 mod temporal_ipc;

@@ -211,6 +211,17 @@ impl<'t> TimedMonitor<'t> {
         &self.state
     }
 
+    /// Actions dispatched so far (starts and instantaneous actions): the next one is the
+    /// plan's step `dispatched() + 1`.
+    pub fn dispatched(&self) -> usize {
+        self.dispatched
+    }
+
+    /// Events accepted so far: the happening index the next event's conditions are read at.
+    pub(crate) fn happenings(&self) -> usize {
+        self.events
+    }
+
     /// The time of the last event, if any.
     pub fn now(&self) -> Option<f64> {
         self.last
