@@ -66,6 +66,11 @@ status=$?
 set -e
 [ "$status" -eq 1 ] || { echo "validate: the unsafe plan must exit 1, got $status"; exit 1; }
 
+echo "== C fuzz harness over every entry point (ASan + LeakSanitizer + UBSan, 20 s)"
+cc -std=c11 "${warn[@]}" "${san[@]}" -I"$prefix/include" crates/safeplan-capi/tests/c/fuzz_capi.c \
+  -L"$lib" -lsafeplan_c -Wl,-rpath,"$lib" -lm -o "$build/fuzz_capi"
+"$build/fuzz_capi" "$root" 45 20
+
 echo "== C++ error paths (ASan + LeakSanitizer + UBSan)"
 c++ -std=c++17 "${warn[@]}" "${san[@]}" -I"$prefix/include" crates/safeplan-capi/tests/cpp/test_errors.cpp \
   -L"$lib" -lsafeplan_c -Wl,-rpath,"$lib" -o "$build/test_errors_cpp"

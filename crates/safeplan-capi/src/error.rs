@@ -105,14 +105,40 @@ pub(crate) fn c_string(s: &str) -> CString {
     CString::new(s.replace('\0', "\u{fffd}")).unwrap_or_default()
 }
 
+thread_local! {
+    /// Whether this thread is inside an entry point's guard: a panic there is returned as an
+    /// error, so the panic hook says nothing.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Install, once, a panic hook that is silent inside a guard and leaves every other panic
+/// (the host program's own Rust, if any) to the hook that was there before: a C program's
+/// stderr is not ours to write to.
+fn quiet_panics_in_guards() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
 /// Run an entry point: its value, or NULL/the default with `*err` set (when `err` is not
-/// NULL) to the error or to the panic caught here. Nothing unwinds into C.
+/// NULL) to the error or to the panic caught here. Nothing unwinds into C, and nothing is
+/// printed.
 pub(crate) fn guard<T>(
     err: *mut *mut safeplan_error,
     default: T,
     f: impl FnOnce() -> Result<T, Error>,
 ) -> T {
-    let outcome = match catch_unwind(AssertUnwindSafe(f)) {
+    quiet_panics_in_guards();
+    let was = GUARDED.with(|g| g.replace(true));
+    let caught = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(was));
+    let outcome = match caught {
         Ok(result) => result,
         Err(panic) => {
             let what = panic

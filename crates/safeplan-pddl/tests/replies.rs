@@ -421,3 +421,18 @@ fn spans_point_into_the_reply() {
     let plan = r.plan.expect("a plan");
     assert_eq!(&text[plan.steps[0].span.range()], "(pick-up a)");
 }
+
+/// Found by the C API's fuzz harness: a timed line whose text before the step is
+/// `2.010:effect:` is a labelled note for the reader (its label's last `:`), and the coverage
+/// check took the label to end at the first `:` and called the step dropped (a panic in
+/// debug builds, an `internal-panic` error through C). The step is skipped with a warning.
+#[test]
+fn a_note_label_after_a_timestamp_is_the_readers_label_in_the_coverage_check() {
+    let text = "0.000: (pick-up tea kitchen) [2.000]\n2.010:effect: (carry tea kitchen hallway) [4.000]\n6.020: (carry tea hallway office) [3.000]\n";
+    let r = read_reply(text, None);
+    assert_eq!(
+        steps(&r),
+        some(&["(pick-up tea kitchen)", "(carry tea hallway office)"])
+    );
+    assert!(warned(&r, "2.010:effect: (carry tea kitchen hallway"));
+}

@@ -167,10 +167,13 @@ fn comment_start(line: &str) -> Option<usize> {
     None
 }
 
-/// A line that starts with a note's label (`Verification: (a x) holds`).
+/// A line that starts with a note's label (`Verification: (a x) holds`). The label is what
+/// the reader takes it to be: the text before the line's first item, up to its last `:`
+/// (`2.010:effect: (a x)` has the label `2.010:effect:`).
 fn is_note_label(line: &str) -> bool {
     let t = line.trim_start().trim_start_matches(['-', '*', '•', ' ']);
-    match t.find(':') {
+    let lead = &t[..t.find('(').unwrap_or(t.len())];
+    match lead.rfind(':') {
         Some(c) => {
             super::statement::label_announce(&t[..=c]) == super::statement::Announce::Commentary
         }
