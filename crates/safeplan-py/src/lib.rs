@@ -37,6 +37,7 @@
 use std::sync::Arc;
 
 mod aio;
+mod assess;
 mod bench;
 mod chat;
 mod judge;
@@ -105,6 +106,12 @@ create_exception!(
     BenchError,
     SafeplanError,
     "A benchmark that cannot run: a broken suite, or a results store of another suite, ability or planner configuration."
+);
+create_exception!(
+    safeplan,
+    ShieldError,
+    SafeplanError,
+    "A question a Shield cannot answer (not a refusal): a time that is negative, not finite or before the last event, ending what is not running, a timed question to a sequential task or the reverse. `.code` says which (\"timing\", \"not_running\", \"wrong_kind\")."
 );
 create_exception!(
     safeplan,
@@ -1462,6 +1469,7 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TaskError", py.get_type::<TaskError>())?;
     m.add("PlanError", py.get_type::<PlanError>())?;
     m.add("StepError", py.get_type::<StepError>())?;
+    m.add("ShieldError", py.get_type::<ShieldError>())?;
     m.add("SpecError", py.get_type::<SpecError>())?;
     m.add("LlmError", py.get_type::<LlmError>())?;
     m.add("EpisodeError", py.get_type::<EpisodeError>())?;
@@ -1486,6 +1494,9 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench::_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench::read_attempts, m)?)?;
     m.add_class::<Monitor>()?;
+    m.add_class::<assess::CheckedTask>()?;
+    m.add_class::<assess::Assessment>()?;
+    m.add_class::<assess::Shield>()?;
     m.add_class::<Diagnostic>()?;
     m.add_class::<Verdict>()?;
     m.add_class::<Task>()?;

@@ -30,7 +30,7 @@ use crate::safety::{DangerEvent, SafetyTask, fired_danger_conditions};
 use crate::state::State;
 use crate::task::Task;
 use crate::temporal::monitor::{TimedError, TimedMonitor};
-use crate::verdict::{Event, Failure, FailureKind};
+use crate::verdict::{Event, Failure, FailureKind, Obligation};
 use crate::{DEFAULT_TOLERANCE, GroundAction};
 
 /// The task a shield guards: a plain task, or a safety-augmented one.
@@ -296,6 +296,18 @@ impl Shield {
                 Monitor::from_parts(self.guarded.executed(), (**parts).clone()).goal_reached()
             }
             Execution::Timed(cell) => cell.borrow_dependent().goal_reached(),
+        }
+    }
+
+    /// What the task's trajectory constraints still owe before the execution may end, with
+    /// their deadlines (a timed rule's `within`): an executive that must act before a
+    /// deadline reads it here, since the shield only answers the events it is asked about.
+    pub fn outstanding(&self) -> Vec<Obligation> {
+        match &self.execution {
+            Execution::Sequential(parts) => {
+                Monitor::from_parts(self.guarded.executed(), (**parts).clone()).outstanding()
+            }
+            Execution::Timed(cell) => cell.borrow_dependent().outstanding(),
         }
     }
 

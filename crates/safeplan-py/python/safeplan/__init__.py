@@ -18,7 +18,11 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 # of the package to import, and the `safeplan` command starts through this package.
 from . import _safeplan
 from ._safeplan import (
+    Assessment,
     BenchError,
+    CheckedTask,
+    Shield,
+    ShieldError,
     BenchRun,
     Critique,
     Diagnostic,
@@ -56,6 +60,10 @@ from ._safeplan import (
 )
 
 __all__ = [
+    "Assessment",
+    "CheckedTask",
+    "Shield",
+    "ShieldError",
     "Suite",
     "safety_rates",
     "prf_rates",
@@ -98,6 +106,7 @@ __all__ = [
     "check_tolerance",
     "load_task",
     "load_safety_task",
+    "load_checked_task",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -275,3 +284,11 @@ async def bench_async(
         planners=None if planners is None else list(planners), **options,
     )
     return await _aio.in_thread(loop, call)
+
+
+def load_checked_task(domain: PathLike, problem: PathLike, *, strict: bool = False) -> CheckedTask:
+    """Compile a :class:`CheckedTask` (the one assessment and shield) from a domain file and
+    a problem file; diagnostics name the files as given."""
+    d, dn = _read(domain)
+    p, pn = _read(problem)
+    return CheckedTask(d, p, strict=strict, domain_file=dn, problem_file=pn)
