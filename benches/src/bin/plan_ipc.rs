@@ -148,6 +148,10 @@ fn main() -> ExitCode {
             }
             Outcome::Unsolvable => ("unsolvable".to_string(), String::new()),
             Outcome::LimitReached { limit } => (limit.as_str().to_string(), String::new()),
+            Outcome::Rejected { plan, .. } => {
+                bad += 1;
+                ("INVALID PLAN".to_string(), plan.len().to_string())
+            }
         };
         println!(
             "| {name} | {outcome} | {length} | {reference} | {grounding:.3} | {:.3} | {} |",

@@ -168,6 +168,12 @@ fn run(
                 }
                 Outcome::Unsolvable => row.unsolvable[k] += 1,
                 Outcome::LimitReached { .. } => row.limit[k] += 1,
+                Outcome::Rejected { plan, reason } => {
+                    return Err(format!(
+                        "{problem}: the planner's plan does not pass the validator ({reason}): {}",
+                        plan.join(" ")
+                    ));
+                }
             }
         }
         let Some(plan) = constrained_plan else {

@@ -262,7 +262,8 @@ fn status_of(result: &SearchResult) -> Status {
     match result.outcome {
         Outcome::Found { .. } => Status::Found,
         Outcome::Unsolvable => Status::Unsolvable,
-        Outcome::LimitReached { .. } => Status::Limit,
+        // `checked` turns it into an internal error first; counted as no plan found.
+        Outcome::LimitReached { .. } | Outcome::Rejected { .. } => Status::Limit,
     }
 }
 
@@ -289,6 +290,17 @@ fn checked(
     task: &Task,
     safety: Option<&SafetyTask>,
 ) -> Result<Confirmed, Failure> {
+    // The library re-checks every plan before returning it; one it rejected is a defect.
+    if let Outcome::Rejected { plan, reason } = &result.outcome {
+        return Err(Failure::Input {
+            message: format!(
+                "internal error: the {} the planner found does not pass the validator ({reason}): {}",
+                target.plan_words(),
+                plan.join(" ")
+            ),
+            hint: Some("please report this with the domain and problem".into()),
+        });
+    }
     let Some(steps) = result.outcome.plan() else {
         return Ok(Confirmed {
             length: None,
@@ -338,6 +350,7 @@ impl Confirmed {
                 Outcome::Found { .. } => "found",
                 Outcome::Unsolvable => "unsolvable",
                 Outcome::LimitReached { .. } => "limit_reached",
+                Outcome::Rejected { .. } => "rejected",
             },
             "algorithm": result.algorithm,
             "optimal": result.algorithm.is_optimal(),
@@ -410,6 +423,10 @@ impl Confirmed {
             }
             Outcome::Unsolvable => format!(
                 "; no {} exists: every reachable state was explored ({algorithm}; {work})\n",
+                target.plan_words()
+            ),
+            Outcome::Rejected { reason, .. } => format!(
+                "; internal error: the {} the planner found does not pass the validator ({reason})\n",
                 target.plan_words()
             ),
             Outcome::LimitReached { limit } => format!(

@@ -320,6 +320,9 @@ impl SymbolicReviser {
             Outcome::LimitReached { limit } => {
                 Err(format!("search stopped at its {limit:?} limit"))
             }
+            Outcome::Rejected { reason, .. } => Err(format!(
+                "internal error: the planner's plan does not pass the validator ({reason}); please report it"
+            )),
         }
     }
 }

@@ -534,6 +534,16 @@ fn find_plan_now(
                 .and_then(Value::as_array)
                 .map_or(0, Vec::len)
         ),
+        // The library re-checks every plan: one the validator rejects is a defect.
+        Some("rejected") => {
+            return tool_error(format!(
+                "internal error: the planner's plan does not pass the validator ({}); please report it",
+                value
+                    .pointer("/outcome/reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("no reason given")
+            ));
+        }
         Some(other) => format!("no plan: {other}"),
         None => format!(
             "safety effort: {}",

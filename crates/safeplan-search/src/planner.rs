@@ -1,6 +1,7 @@
 //! The planner's front: a grounded task and the searches one can run on it, for the task's
 //! own goal or for safe and unsafe plans of a safety-augmented task.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use safeplan_pddl::ast::{ArithOp, AssignOp};
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::GroundError;
 use crate::ground::{GCond, GNum, GroundOptions, GroundTask};
 use crate::rules::RuleMode;
-use crate::search::{self, Algorithm, Bound, Goal, Limits, SearchResult};
+use crate::search::{self, Algorithm, Bound, Goal, Limits, Outcome, SearchResult};
 
 /// How to search a grounded task: the algorithm, and the limits that turn a hopeless search
 /// into [`Outcome::LimitReached`](crate::Outcome::LimitReached) instead of a hang. The
@@ -37,10 +38,46 @@ pub struct GroundStats {
 }
 
 /// A grounded task, ready to be searched for its goal any number of times.
+///
+/// Every plan it returns has passed the validator on the task it was made from: a plan the
+/// search found and the validator rejects is [`Outcome::Rejected`], never
+/// [`Outcome::Found`] (a defect to report, said plainly by every front end).
 #[derive(Clone, Debug)]
 pub struct Planner {
     task: GroundTask,
     stats: GroundStats,
+    /// The task the plans are checked on (a copy: the planner outlives the caller's borrow).
+    checked_on: Arc<Task>,
+}
+
+/// `result`, with a found plan kept only when `accept` says the validator agrees; else
+/// [`Outcome::Rejected`] with the validator's reason.
+fn confirmed(
+    mut result: SearchResult,
+    accept: impl FnOnce(&safeplan_pddl::Plan) -> Result<(), String>,
+) -> SearchResult {
+    let Outcome::Found { plan } = &result.outcome else {
+        return result;
+    };
+    let parsed = safeplan_pddl::parse_plan(&plan.join("\n"));
+    let verdict = match parsed.value {
+        Some(p) if !parsed.has_errors() => accept(&p),
+        _ => Err("the steps do not read as a plan".into()),
+    };
+    if let Err(reason) = verdict {
+        result.outcome = Outcome::Rejected {
+            plan: plan.clone(),
+            reason,
+        };
+    }
+    result
+}
+
+/// The validator's reason for a verdict that is not valid.
+fn reason(v: &safeplan_validate::Verdict) -> String {
+    v.failure
+        .as_ref()
+        .map_or_else(|| "the validator rejects it".into(), |f| f.message.clone())
 }
 
 impl Planner {
@@ -53,6 +90,7 @@ impl Planner {
 
     fn ground(task: &Task, options: &GroundOptions, keep: &[u32]) -> Result<Planner, GroundError> {
         let start = Instant::now();
+        let checked_on = Arc::new(task.clone());
         let task = GroundTask::ground_keeping(task, options, keep)?;
         let stats = GroundStats {
             atoms: task.atom_count(),
@@ -60,7 +98,11 @@ impl Planner {
             numeric: task.numeric_count(),
             seconds: start.elapsed().as_secs_f64(),
         };
-        Ok(Planner { task, stats })
+        Ok(Planner {
+            task,
+            stats,
+            checked_on,
+        })
     }
 
     /// Search for a plan that reaches the task's goal.
@@ -73,7 +115,11 @@ impl Planner {
             rules: RuleMode::Keep,
             monotone: false,
         };
-        search::search(&self.task, &goal, options.algorithm, &options.limits)
+        let result = search::search(&self.task, &goal, options.algorithm, &options.limits);
+        confirmed(result, |plan| {
+            let v = self.checked_on.validate(plan);
+            if v.valid { Ok(()) } else { Err(reason(&v)) }
+        })
     }
 
     /// The grounded task.
@@ -95,6 +141,8 @@ impl Planner {
 #[derive(Clone, Debug)]
 pub struct SafetyPlanner {
     planner: Planner,
+    /// The task safe, unsafe and basic plans are checked on.
+    safety: Arc<SafetyTask>,
     /// The basic task grounded on its own, when the safety rules are trajectory
     /// constraints: the tracking task keeps them, and a basic plan must not.
     basic: Option<Planner>,
@@ -135,6 +183,7 @@ impl SafetyPlanner {
         };
         Ok(SafetyPlanner {
             planner,
+            safety: Arc::new(safety.clone()),
             basic,
             danger,
             d_init: safety.initial_danger(),
@@ -166,7 +215,30 @@ impl SafetyPlanner {
             rules,
             monotone: self.monotone,
         };
-        search::search(task, &goal, options.algorithm, &options.limits)
+        let result = search::search(task, &goal, options.algorithm, &options.limits);
+        // Checked as its target claims: safe; feasible and unsafe; feasible.
+        confirmed(result, |plan| {
+            let v = self.safety.evaluate(plan);
+            let (ok, claim) = match bound {
+                Some(Bound::AtMost(_)) => (v.feasible && v.safe, "safe"),
+                Some(Bound::Above(_)) => (v.feasible && !v.safe, "feasible and unsafe"),
+                None => (v.feasible, "feasible"),
+            };
+            if ok {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the validator does not find it {claim}: feasible {}, safe {}{}",
+                    v.feasible,
+                    v.safe,
+                    v.basic
+                        .failure
+                        .as_ref()
+                        .map(|f| format!(" ({})", f.message))
+                        .unwrap_or_default()
+                ))
+            }
+        })
     }
 
     /// A plan for the basic goal, danger and the safety rules ignored (a shortest one with
@@ -281,5 +353,56 @@ fn num_reads(e: &GNum, var: u32) -> bool {
         GNum::Var(v) => *v == var,
         GNum::Arith(_, args) => args.iter().any(|a| num_reads(a, var)),
         GNum::Const(_) | GNum::Undefined => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use safeplan_pddl::{parse_domain, parse_problem};
+
+    fn result(plan: &[&str]) -> SearchResult {
+        SearchResult {
+            outcome: Outcome::Found {
+                plan: plan.iter().map(|s| s.to_string()).collect(),
+            },
+            algorithm: Algorithm::default(),
+            stats: Default::default(),
+        }
+    }
+
+    /// A plan the search claims and the validator rejects is never returned as found: it
+    /// becomes `Rejected` with the validator's reason (hand-built: the search has no known
+    /// defect to show it with).
+    #[test]
+    fn a_plan_the_validator_rejects_is_never_returned_as_found() {
+        let d = parse_domain(
+            "(define (domain d) (:predicates (p) (q)) (:action a :precondition (p) :effect (q)) (:action b :effect (p)))",
+        )
+        .value
+        .expect("domain");
+        let p = parse_problem("(define (problem x) (:domain d) (:init) (:goal (q)))")
+            .value
+            .expect("problem");
+        let task = Task::compile(&d, &p).expect("compiles");
+        let planner = Planner::new(&task, &GroundOptions::default()).expect("grounds");
+        let check = |r| {
+            confirmed(r, |plan| {
+                let v = planner.checked_on.validate(plan);
+                if v.valid { Ok(()) } else { Err(reason(&v)) }
+            })
+        };
+        let bad = check(result(&["(a)"]));
+        let Outcome::Rejected { plan, reason } = &bad.outcome else {
+            panic!("{bad:?}");
+        };
+        assert_eq!(plan, &["(a)".to_string()]);
+        assert!(reason.contains("(p)"), "{reason}");
+        assert!(bad.outcome.plan().is_none());
+        let good = check(result(&["(b)", "(a)"]));
+        assert_eq!(good.outcome.plan().map(<[String]>::len), Some(2));
+        // And what the planner itself returns passes.
+        let found = planner.plan(&SearchOptions::default());
+        assert_eq!(found.outcome.plan().map(<[String]>::len), Some(2));
     }
 }

@@ -111,6 +111,15 @@ pub enum Outcome {
         /// Which one.
         limit: LimitKind,
     },
+    /// The search found a plan that the validator rejects: a defect of the planner, never
+    /// returned as a plan. Every plan is re-checked by the validator before it is returned
+    /// (the plan the search claimed, with the verdict's reason, for the report).
+    Rejected {
+        /// The steps the search found.
+        plan: Vec<String>,
+        /// What the validator said of them.
+        reason: String,
+    },
 }
 
 impl Outcome {

@@ -169,6 +169,10 @@ fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
             Outcome::LimitReached { .. } => {
                 prop_assert!(false, "{algorithm:?} hit the state limit on a 5-atom task");
             }
+            Outcome::Rejected { plan, reason } => prop_assert!(
+                false,
+                "{algorithm:?} found {plan:?}, which the validator rejects ({reason})\n{domain}\n{problem}"
+            ),
         }
     }
     Ok(())
@@ -266,6 +270,10 @@ fn check_safety(domain: &str, problem: &str) -> Result<(), TestCaseError> {
                 "unsafe: {unsafe_target}: no plan proved, brute force found {brute:?}\n{domain}\n{problem}"
             ),
             Outcome::LimitReached { .. } => prop_assert!(false, "state limit on a 5-atom task"),
+            Outcome::Rejected { plan, reason } => prop_assert!(
+                false,
+                "unsafe: {unsafe_target}: {plan:?} rejected by the validator ({reason})\n{domain}\n{problem}"
+            ),
         }
     }
     Ok(())

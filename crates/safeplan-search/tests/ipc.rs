@@ -54,6 +54,9 @@ fn greedy_search_plans_validate_on_the_ipc_corpus() {
             // Every corpus problem has a valid plan: "unsolvable" would be a wrong proof.
             Outcome::Unsolvable => panic!("{p}: claimed unsolvable, but the corpus has a plan"),
             Outcome::LimitReached { .. } => limited.push(p.clone()),
+            Outcome::Rejected { plan, reason } => {
+                panic!("{p}: the planner's plan {plan:?} fails the validator: {reason}")
+            }
         }
     }
     eprintln!(

@@ -312,7 +312,7 @@ impl Runs {
 /// danger removed and decides feasibility (F); the *tracking* task keeps it and counts
 /// danger along a plan (S, danger events); the *relaxed* task forces preconditions true for
 /// safety intention (SI). Compile once, then call [`SafetyTask::evaluate`] per plan.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SafetyTask {
     basic: Task,
     tracking: Task,

@@ -132,6 +132,11 @@ impl Planner for SearchPlanner {
                     limit.as_str()
                 ))),
             },
+            // A planner defect: an error of the attempt (retried, reported), never a plan.
+            Outcome::Rejected { plan, reason } => Err(PlannerError::Transient(format!(
+                "internal error: the planner's plan does not pass the validator ({reason}): {}; please report it",
+                plan.join(" ")
+            ))),
         }
     }
 }

@@ -235,7 +235,11 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
                 self.name,
                 metrics=info,
             )
-        if outcome["status"] == "unsolvable":
+        if outcome["status"] == "rejected":
+            # The library re-checks every plan: one the validator rejects is a defect, never a plan.
+            status = PlanGenerationResultStatus.INTERNAL_ERROR
+            info["error"] = f"the planner's plan does not pass the validator: {outcome['reason']}"
+        elif outcome["status"] == "unsolvable":
             status = PlanGenerationResultStatus.UNSOLVABLE_PROVEN
         elif outcome.get("limit") == "time":
             status = PlanGenerationResultStatus.TIMEOUT
