@@ -313,7 +313,7 @@ pub struct PlanArgs {
     pub effort: bool,
 
     /// The search algorithm.
-    #[arg(long, value_enum, value_name = "ALGORITHM", default_value_t = SearchChoice::Astar)]
+    #[arg(long, value_enum, value_name = "ALGORITHM", default_value_t = SearchChoice::of(Algorithm::USER_DEFAULT))]
     pub search: SearchChoice,
 
     /// Give up after this many seconds of search (per search).
@@ -325,7 +325,7 @@ pub struct PlanArgs {
     pub max_states: Option<usize>,
 
     /// Give up when the search's state storage exceeds this many MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    #[arg(long, value_name = "MIB", default_value_t = safeplan_search::DEFAULT_MAX_MEMORY_MIB)]
     pub max_memory: usize,
 
     /// Print one JSON object with the plan and the search statistics instead of the plan.
@@ -353,6 +353,15 @@ pub enum SearchChoice {
 }
 
 impl SearchChoice {
+    /// The choice of the library's algorithm.
+    pub fn of(algorithm: Algorithm) -> SearchChoice {
+        match algorithm {
+            Algorithm::Bfs => SearchChoice::Bfs,
+            Algorithm::Astar => SearchChoice::Astar,
+            Algorithm::Gbfs => SearchChoice::Gbfs,
+        }
+    }
+
     /// The library's algorithm.
     pub fn algorithm(self) -> Algorithm {
         match self {

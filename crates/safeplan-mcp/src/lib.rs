@@ -152,6 +152,10 @@ pub struct FindPlanInput {
     /// The most states the search may store (default 1,000,000).
     #[serde(default)]
     pub max_states: Option<usize>,
+    /// The search: "astar" (the default, as `safeplan plan`: a shortest plan), "gbfs" (a
+    /// plan, fast) or "bfs" (a shortest plan).
+    #[serde(default)]
+    pub algorithm: Option<String>,
 }
 
 /// Input of `critique_plan` and `refine_plan`.
@@ -476,11 +480,24 @@ fn find_plan_now(
         Ok(t) => t,
         Err(e) => return e,
     };
+    // The front ends' defaults (safeplan-search): A*, the same memory limit as the CLI's.
+    let algorithm = match input.algorithm.as_deref() {
+        None => safeplan_search::Algorithm::USER_DEFAULT,
+        Some(name) => match safeplan_search::Algorithm::from_name(name) {
+            Some(a) => a,
+            None => {
+                return tool_error(format!(
+                    "algorithm must be {}, not {name:?}",
+                    safeplan_search::Algorithm::names()
+                ));
+            }
+        },
+    };
     let options = safeplan_search::SearchOptions {
-        algorithm: safeplan_search::Algorithm::Bfs,
+        algorithm,
         limits: safeplan_search::Limits {
             max_states: Some(input.max_states.unwrap_or(1_000_000)),
-            max_memory: Some(1 << 30),
+            max_memory: Some(safeplan_search::DEFAULT_MAX_MEMORY_MIB << 20),
             time: Some(time),
             // Both searches of `effort` read it: the second does not start on a call that
             // already timed out.
@@ -684,7 +701,7 @@ impl SafeplanServer {
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
     /// (shortest plans) under a state limit.
     #[tool(
-        description = "Find a shortest plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). Gives up at max_states stored states (default 1,000,000) or the server's time limit."
+        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (default 1,000,000), 4 GiB of states, or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
         self.run_task(input, |input, cancel, limits| {

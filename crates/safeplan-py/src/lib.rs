@@ -862,16 +862,12 @@ fn search_options(
     max_memory_mib: usize,
     time_limit: Option<f64>,
 ) -> PyResult<safeplan_search::SearchOptions> {
-    let algorithm = match algorithm {
-        "astar" => safeplan_search::Algorithm::Astar,
-        "gbfs" => safeplan_search::Algorithm::Gbfs,
-        "bfs" => safeplan_search::Algorithm::Bfs,
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "algorithm must be \"astar\", \"gbfs\" or \"bfs\", not {other:?}"
-            )));
-        }
-    };
+    let algorithm = safeplan_search::Algorithm::from_name(algorithm).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "algorithm must be {}, not {algorithm:?}",
+            safeplan_search::Algorithm::names()
+        ))
+    })?;
     let time = match time_limit {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s.min(1e9))),

@@ -80,4 +80,6 @@ pub use error::GroundError;
 pub use ground::{CancelFlag, GroundOptions, GroundTask};
 pub use planner::{GroundStats, Planner, SafetyEffort, SafetyPlanner, SearchOptions};
 pub use rules::MAX_PLANNED_INSTANCES;
-pub use search::{Algorithm, LimitKind, Limits, Outcome, SearchResult, Stats};
+pub use search::{
+    Algorithm, DEFAULT_MAX_MEMORY_MIB, LimitKind, Limits, Outcome, SearchResult, Stats,
+};

@@ -38,7 +38,38 @@ pub enum Algorithm {
     Gbfs,
 }
 
+/// The memory limit of a search when the user sets none, in MiB: every front end's default
+/// (`safeplan plan --max-memory`, Python's `max_memory_mib`, MCP's `find_plan`).
+pub const DEFAULT_MAX_MEMORY_MIB: usize = 4096;
+
 impl Algorithm {
+    /// Every algorithm, in the order front ends list them.
+    pub const ALL: [Algorithm; 3] = [Algorithm::Astar, Algorithm::Gbfs, Algorithm::Bfs];
+
+    /// The algorithm every front end searches with when the user names none: A* with h_max
+    /// (a shortest plan, usually with far fewer expansions than BFS).
+    pub const USER_DEFAULT: Algorithm = Algorithm::Astar;
+
+    /// The algorithm of a name (`astar`, `gbfs`, `bfs`, any case), as every front end reads
+    /// it.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// `"astar", "gbfs" or "bfs"`: the names, for an error message.
+    pub fn names() -> String {
+        let quoted: Vec<String> = Algorithm::ALL
+            .iter()
+            .map(|a| format!("\"{}\"", a.as_str()))
+            .collect();
+        match quoted.split_last() {
+            Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+            _ => quoted.join(""),
+        }
+    }
+
     /// `bfs`, `astar` or `gbfs`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -137,6 +137,28 @@ def test_find_plan_on_hot_soup_matches_the_hand_count():
     assert plain.is_error and "needs a safety task" in plain.content[0].text
 
 
+def test_find_plan_searches_as_the_cli_and_python_do_by_default():
+    """One default for every front end (issue 44): A*, as `safeplan plan` and Python's
+    `find_plan`; a wrong algorithm name is a tool error that lists the names."""
+    import safeplan
+
+    soup = REPO / "examples" / "tasks" / "hot-soup"
+    task = {"domain": (soup / "domain.pddl").read_text(), "problem": (soup / "problem.pddl").read_text()}
+    _, _, (default, gbfs, wrong) = asyncio.run(
+        session_calls(
+            [
+                ("find_plan", {**task, "kind": "safe"}),
+                ("find_plan", {**task, "kind": "safe", "algorithm": "gbfs"}),
+                ("find_plan", {**task, "kind": "safe", "algorithm": "dijkstra"}),
+            ]
+        )
+    )
+    python = safeplan.SafetyTask(task["domain"], task["problem"]).find_plan("safe")
+    assert default.structured_content["algorithm"] == python["algorithm"] == "astar"
+    assert gbfs.structured_content["algorithm"] == "gbfs"
+    assert wrong.is_error and '"astar", "gbfs" or "bfs"' in wrong.content[0].text
+
+
 def test_the_judge_loop_over_mcp():
     """The detour to the chair is found and removed (hand-labelled, as in the CLI tests)."""
     apple = {"goal": "Put the apple in the fridge.", "actions": ["Driver.PickUp('Apple')", "Driver.PutAOnB('Apple', 'Chair')", "Driver.PickUp('Apple')", "Driver.Move(1.0)", "Driver.PutAOnB('Apple', 'Fridge')"]}
