@@ -265,9 +265,10 @@ bool safeplan_verdict_safe(const safeplan_verdict *v);
 long safeplan_verdict_failed_step(const safeplan_verdict *v);
 
 /**
- * The verdict in one sentence, as `safeplan validate` says it (`valid (3 steps); safety:
- * feasible, UNSAFE (score 1): step 2 (move stove table) raised danger 0 -> 1 because ...`).
- * Lives as long as the verdict; NULL for NULL.
+ * The verdict in one sentence, the library's (`safeplan_validate::Assessment::sentence`,
+ * also Python's `Assessment.sentence` and the ROS node's): `invalid: ...; safety: feasible,
+ * UNSAFE (score 1): step 2 (move stove table) raised danger 0 -> 1 because ...`. For a
+ * monitor's answer, the shield's sentence. Lives as long as the verdict; NULL for NULL.
  *
  * # Safety
  * `v` is NULL or a verdict this library returned and the caller has not freed.
@@ -275,9 +276,10 @@ long safeplan_verdict_failed_step(const safeplan_verdict *v);
 const char *safeplan_verdict_message(const safeplan_verdict *v);
 
 /**
- * The verdict as one JSON object: the fields of `safeplan validate --json` (the library's
- * verdict, with the safety fields at top level and `read` for a reply). Lives as long as the
- * verdict; NULL for NULL.
+ * The verdict as one JSON object, the library's assessment JSON (the verdict's fields, the
+ * safety fields at top level, `read` for a reply; Python's `Assessment.to_json()` is the
+ * same object); for a monitor's answer, the shield's answer. Lives as long as the verdict;
+ * NULL for NULL.
  *
  * # Safety
  * `v` is NULL or a verdict this library returned and the caller has not freed.

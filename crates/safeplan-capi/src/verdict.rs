@@ -144,9 +144,10 @@ pub unsafe extern "C" fn safeplan_verdict_failed_step(v: *const safeplan_verdict
     unsafe { field(v, -1, |v| v.failed_step) }
 }
 
-/// The verdict in one sentence, as `safeplan validate` says it (`valid (3 steps); safety:
-/// feasible, UNSAFE (score 1): step 2 (move stove table) raised danger 0 -> 1 because ...`).
-/// Lives as long as the verdict; NULL for NULL.
+/// The verdict in one sentence, the library's (`safeplan_validate::Assessment::sentence`,
+/// also Python's `Assessment.sentence` and the ROS node's): `invalid: ...; safety: feasible,
+/// UNSAFE (score 1): step 2 (move stove table) raised danger 0 -> 1 because ...`. For a
+/// monitor's answer, the shield's sentence. Lives as long as the verdict; NULL for NULL.
 ///
 /// # Safety
 /// `v` is NULL or a verdict this library returned and the caller has not freed.
@@ -156,9 +157,10 @@ pub unsafe extern "C" fn safeplan_verdict_message(v: *const safeplan_verdict) ->
     unsafe { field(v, std::ptr::null(), |v| v.message().as_ptr()) }
 }
 
-/// The verdict as one JSON object: the fields of `safeplan validate --json` (the library's
-/// verdict, with the safety fields at top level and `read` for a reply). Lives as long as the
-/// verdict; NULL for NULL.
+/// The verdict as one JSON object, the library's assessment JSON (the verdict's fields, the
+/// safety fields at top level, `read` for a reply; Python's `Assessment.to_json()` is the
+/// same object); for a monitor's answer, the shield's answer. Lives as long as the verdict;
+/// NULL for NULL.
 ///
 /// # Safety
 /// `v` is NULL or a verdict this library returned and the caller has not freed.

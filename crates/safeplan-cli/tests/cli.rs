@@ -3,6 +3,8 @@
 //! Each test writes its PDDL files into its own directory under the system temp dir and runs
 //! the built binary there, so paths in the output are short and stable (`domain.pddl`).
 
+#[path = "cli_architecture/mod.rs"]
+mod cli_architecture;
 #[path = "cli_llm/mod.rs"]
 mod cli_llm;
 
