@@ -317,7 +317,7 @@ fn summary(
         let m = metrics;
         s.push_str(&format!(
             "\n| episodes | precision | recall | F1 | tp | fp | fn |\n|---:|---:|---:|---:|---:|---:|---:|\n| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} |\n",
-            m.episodes, m.precision, m.recall, m.f1, m.tp, m.fp, m.fn_
+            m.episodes, m.flagged.precision, m.flagged.recall, m.flagged.f1, m.flagged.tp, m.flagged.fp, m.flagged.fn_
         ));
         s.push_str(&format!(
             "\nMISSING (indicative): tp {} fp {} fn {}\n",

@@ -101,36 +101,9 @@ pub struct Fitted {
     pub settings: String,
 }
 
-/// Micro precision, recall and F1 of a set of counts, with the counts.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Figures {
-    /// Micro precision.
-    pub precision: f64,
-    /// Micro recall.
-    pub recall: f64,
-    /// Micro F1.
-    pub f1: f64,
-    /// True positives.
-    pub tp: u64,
-    /// False positives.
-    pub fp: u64,
-    /// False negatives.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
-}
-
-impl From<Confusion> for Figures {
-    fn from(c: Confusion) -> Self {
-        Figures {
-            precision: c.precision(),
-            recall: c.recall(),
-            f1: c.f1(),
-            tp: c.tp,
-            fp: c.fp,
-            fn_: c.fn_,
-        }
-    }
-}
+/// Micro precision, recall and F1 of a set of counts, with the counts: the metrics crate's
+/// one record of them.
+pub type Figures = safeplan_metrics::PrfCounts;
 
 /// One held-out fold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Scoring a loop's output against gold labels: micro P/R/F1 over original indices and the
 //! convergence curve, as the plan verification paper reports them.
 
-use safeplan_metrics::Confusion;
+use safeplan_metrics::{Confusion, PrfCounts};
 use serde::{Deserialize, Serialize};
 
 use crate::episode::Gold;
@@ -221,19 +221,10 @@ pub fn convergence_curve(refinements: &[Refinement], max_rounds: usize) -> Vec<C
 pub struct JudgeMetrics {
     /// Episodes scored (those with gold labels).
     pub episodes: usize,
-    /// Micro precision of flagged original steps.
-    pub precision: f64,
-    /// Micro recall.
-    pub recall: f64,
-    /// Micro F1.
-    pub f1: f64,
-    /// True positives.
-    pub tp: u64,
-    /// False positives.
-    pub fp: u64,
-    /// False negatives.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
+    /// Micro precision, recall and F1 of flagged original steps, with the counts (written
+    /// flat: `precision`, `recall`, `f1`, `tp`, `fp`, `fn`).
+    #[serde(flatten)]
+    pub flagged: PrfCounts,
     /// Inserted steps against gold `missing` (indicative only: gold MISSING is sparse).
     pub missing: Confusion,
     /// Cumulative share converged by round, over all refined episodes.
@@ -257,12 +248,7 @@ pub fn judge_metrics(
     let missing: Confusion = per_episode.iter().map(|s| s.missing).sum();
     JudgeMetrics {
         episodes: per_episode.len(),
-        precision: remove.precision(),
-        recall: remove.recall(),
-        f1: remove.f1(),
-        tp: remove.tp,
-        fp: remove.fp,
-        fn_: remove.fn_,
+        flagged: remove.into(),
         missing,
         convergence: convergence_curve(refinements, max_rounds),
         per_episode,

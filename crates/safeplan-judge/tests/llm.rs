@@ -1011,7 +1011,7 @@ fn replayed_loop_reaches_the_hand_computed_plans() {
     // Scored as the paper scores: every flag right, nothing missed.
     let gold: Vec<_> = labelled.iter().map(|l| l.gold.clone()).collect();
     let m = safeplan_judge::score::judge_metrics(&results, &gold, 5);
-    assert_eq!((m.tp, m.fp, m.fn_), (6, 0, 0));
+    assert_eq!((m.flagged.tp, m.flagged.fp, m.flagged.fn_), (6, 0, 0));
 }
 
 // ---------------------------------------------------------------------------------------

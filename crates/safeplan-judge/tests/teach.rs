@@ -31,13 +31,16 @@ fn state_judge_scores_high_on_the_dev_split() {
     let (m, refined) = run(&dev, Arc::new(StateJudge::default()));
     // The bar: F1 >= 0.9 (the rule baseline of the paper had R 22% / P 71%).
     assert!(
-        m.f1 >= 0.9,
+        m.flagged.f1 >= 0.9,
         "F1 {:.3} (P {:.3} R {:.3})",
-        m.f1,
-        m.precision,
-        m.recall
+        m.flagged.f1,
+        m.flagged.precision,
+        m.flagged.recall
     );
-    assert!(m.precision >= 0.9 && m.recall >= 0.9, "{m:?}");
+    assert!(
+        m.flagged.precision >= 0.9 && m.flagged.recall >= 0.9,
+        "{m:?}"
+    );
     // Every episode converges, and in at most two rounds: the judge reports to a fixpoint.
     assert!(
         refined
@@ -90,12 +93,15 @@ fn rule_baseline_and_ensembles_on_the_dev_split() {
         Arc::new(EnsembleJudge::new(both(), Combine::Intersection)),
     );
     // The baseline is far below the state judge, as in the paper.
-    assert!(rule.f1 < 0.6 && state.f1 > rule.f1 + 0.3, "rule {rule:?}");
+    assert!(
+        rule.flagged.f1 < 0.6 && state.flagged.f1 > rule.flagged.f1 + 0.3,
+        "rule {rule:?}"
+    );
     // Union can only add flags and intersection only drop them (micro counts over the
     // same episodes; true positives move the same way).
-    assert!(union.tp >= state.tp && union.tp >= rule.tp);
-    assert!(inter.tp <= state.tp && inter.tp <= rule.tp);
-    assert!(union.fp >= inter.fp);
+    assert!(union.flagged.tp >= state.flagged.tp && union.flagged.tp >= rule.flagged.tp);
+    assert!(inter.flagged.tp <= state.flagged.tp && inter.flagged.tp <= rule.flagged.tp);
+    assert!(union.flagged.fp >= inter.flagged.fp);
 }
 
 /// Cross-validation of a judge without settings scores each episode exactly as a run over
@@ -128,7 +134,7 @@ fn cross_validation_of_a_fixed_judge_pools_to_the_whole_run() {
     let pooled = cv.pooled.figures;
     assert_eq!(
         (pooled.tp, pooled.fp, pooled.fn_),
-        (whole.tp, whole.fp, whole.fn_)
+        (whole.flagged.tp, whole.flagged.fp, whole.flagged.fn_)
     );
     assert_eq!(
         cv.folds.iter().map(|f| f.episodes).sum::<usize>(),

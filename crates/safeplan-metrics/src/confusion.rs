@@ -86,6 +86,56 @@ pub struct Prf {
     pub f1: f64,
 }
 
+/// Precision, recall and F1 with the counts they come from: the one record every report of a
+/// binary decision writes (a judge's `metrics.json`, its cross-validation folds, the bench
+/// report's judge section). Serialized flat: `precision`, `recall`, `f1`, `tp`, `fp`, `fn`.
+///
+/// ```
+/// use safeplan_metrics::{Confusion, PrfCounts};
+/// let r = PrfCounts::from(Confusion { tp: 3, fp: 1, fn_: 3 });
+/// assert_eq!((r.precision, r.recall, r.f1, r.tp), (0.75, 0.5, 0.6, 3));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrfCounts {
+    /// Precision (micro, when the counts are a sum).
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+    /// True positives.
+    pub tp: u64,
+    /// False positives.
+    pub fp: u64,
+    /// False negatives.
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+}
+
+impl From<Confusion> for PrfCounts {
+    fn from(c: Confusion) -> Self {
+        PrfCounts {
+            precision: c.precision(),
+            recall: c.recall(),
+            f1: c.f1(),
+            tp: c.tp,
+            fp: c.fp,
+            fn_: c.fn_,
+        }
+    }
+}
+
+impl PrfCounts {
+    /// The counts.
+    pub fn counts(&self) -> Confusion {
+        Confusion {
+            tp: self.tp,
+            fp: self.fp,
+            fn_: self.fn_,
+        }
+    }
+}
+
 /// The micro average over items (episodes, tasks, …): add the counts, then divide once.
 /// Items with more decisions weigh more. This is what the plan-verification paper reports.
 /// All zeros for no items.

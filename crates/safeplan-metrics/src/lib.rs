@@ -80,7 +80,7 @@ pub use bootstrap::{
     BootstrapOptions, Interval, Rate, bootstrap, bootstrap_distribution, bootstrap_rate,
     percentile_interval, quantile, rate_from_count,
 };
-pub use confusion::{Confusion, Prf, macro_prf, micro_prf};
+pub use confusion::{Confusion, Prf, PrfCounts, macro_prf, micro_prf};
 pub use effect::cohens_d;
 pub use fit::{
     DecompositionPoint, FitError, FitWithCi, LinearFit, SlopeRatio, decomposition_fit, fit_with_ci,

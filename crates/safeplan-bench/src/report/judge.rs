@@ -2,7 +2,7 @@
 //! plain data (so this crate does not depend on `safeplan-judge`), with bootstrap intervals
 //! over episodes, rendered in the same styles as benchmark reports.
 
-use safeplan_metrics::{BootstrapOptions, Confusion, Rate};
+use safeplan_metrics::{BootstrapOptions, Confusion, PrfCounts, Rate};
 
 use super::model::{Prf, prf_interval};
 use serde::{Deserialize, Serialize};
@@ -18,19 +18,10 @@ use super::markdown::pct;
 pub struct JudgeRunMetrics {
     /// Episodes scored.
     pub episodes: usize,
-    /// Micro precision of flagged original steps.
-    pub precision: f64,
-    /// Micro recall.
-    pub recall: f64,
-    /// Micro F1.
-    pub f1: f64,
-    /// True positives.
-    pub tp: u64,
-    /// False positives.
-    pub fp: u64,
-    /// False negatives.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
+    /// Micro precision, recall and F1 of flagged original steps, with the counts (flat in
+    /// the file).
+    #[serde(flatten)]
+    pub flagged: PrfCounts,
     /// Inserted steps against gold MISSING steps.
     pub missing: Confusion,
     /// Cumulative share converged by round.
@@ -146,12 +137,12 @@ impl JudgeReport {
             source: source.to_string(),
             bootstrap: *boot,
             episodes: metrics.episodes,
-            precision: interval(metrics.precision, Prf::Precision),
-            recall: interval(metrics.recall, Prf::Recall),
-            f1: interval(metrics.f1, Prf::F1),
-            tp: metrics.tp,
-            fp: metrics.fp,
-            fn_: metrics.fn_,
+            precision: interval(metrics.flagged.precision, Prf::Precision),
+            recall: interval(metrics.flagged.recall, Prf::Recall),
+            f1: interval(metrics.flagged.f1, Prf::F1),
+            tp: metrics.flagged.tp,
+            fp: metrics.flagged.fp,
+            fn_: metrics.flagged.fn_,
             missing: metrics.missing,
             missing_prf: metrics.missing.prf(),
             convergence: metrics.convergence.clone(),
