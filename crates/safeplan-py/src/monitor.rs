@@ -1,0 +1,174 @@
+//! `Monitor`: a robot's step-by-step execution of a `Task` (the library's `Monitor`), and one
+//! step read from Python.
+
+use std::sync::Arc;
+
+use crate::{PlanError, SafeplanError, StepError, to_python};
+use pyo3::prelude::*;
+use safeplan_pddl::parse_plan;
+use safeplan_validate::{GroundAction, Monitor as RustMonitor, MonitorParts, Task as RustTask};
+
+/// One step as (name, args): a string `"(move a b)"` / `"move a b"` read by the library's
+/// plan reader (comments, case and spacing as in a plan file), or a (name, args) pair.
+pub(crate) fn step_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
+    if let Ok(s) = step.extract::<String>() {
+        let trimmed = s.trim();
+        let text = if trimmed.starts_with('(') {
+            trimmed.to_string()
+        } else {
+            format!("({trimmed})")
+        };
+        let parsed = parse_plan(&text);
+        let steps = match parsed.value {
+            Some(plan) if !parsed.has_errors() => plan.steps,
+            _ => {
+                let why = parsed
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.is_error())
+                    .map_or_else(String::new, |d| format!(": {}", d.message));
+                return Err(PlanError::new_err(format!("{s:?} is not one step{why}")));
+            }
+        };
+        return match steps.as_slice() {
+            [one] => Ok((
+                one.action.as_str().to_string(),
+                one.args.iter().map(|a| a.as_str().to_string()).collect(),
+            )),
+            [] => Err(PlanError::new_err(format!("{s:?} names no action"))),
+            _ => Err(PlanError::new_err(format!(
+                "{s:?} holds {} steps; a monitor takes one at a time",
+                steps.len()
+            ))),
+        };
+    }
+    step.extract::<(String, Vec<String>)>().map_err(|_| {
+        PlanError::new_err("a step is a string \"(action arg ...)\" or a (name, [args]) pair")
+    })
+}
+
+/// Step-by-step execution for a robot: ask before each action, tell after it ran. Holds
+/// the compiled task (shared, not copied) and the state of this execution.
+#[pyclass(module = "safeplan")]
+pub(crate) struct Monitor {
+    pub(crate) task: Arc<RustTask>,
+    /// The execution so far; `None` only while a call has it.
+    pub(crate) parts: Option<MonitorParts>,
+}
+
+impl Monitor {
+    /// Run `f` on a library monitor resumed from this one's parts, then keep its parts.
+    fn with<R>(&mut self, f: impl FnOnce(&mut RustMonitor<'_>) -> R) -> PyResult<R> {
+        let parts = self
+            .parts
+            .take()
+            .ok_or_else(|| SafeplanError::new_err("the monitor is in use by another call"))?;
+        let mut monitor = RustMonitor::from_parts(&self.task, parts);
+        let out = f(&mut monitor);
+        self.parts = Some(monitor.into_parts());
+        Ok(out)
+    }
+
+    fn ground(
+        &self,
+        step: &Bound<'_, PyAny>,
+    ) -> PyResult<Result<GroundAction, safeplan_validate::Failure>> {
+        let (name, args) = step_of(step)?;
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Ok(self.task.ground(&name, &args))
+    }
+}
+
+#[pymethods]
+impl Monitor {
+    /// A monitor holds an execution in progress, tied to its process: pickling it is a
+    /// TypeError that says what to send instead.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "a Monitor cannot be pickled: it holds an execution in progress. Send the Task \
+             (it pickles) and the steps applied so far, and replay them with Task.monitor() \
+             and Monitor.apply in the receiving process",
+        ))
+    }
+
+    /// None when the step can be executed now, else what is false (a dict with kind,
+    /// message, unmet literals and advice). The state does not change.
+    fn check(&mut self, py: Python<'_>, step: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let ground = self.ground(step)?;
+        let result = match ground {
+            Ok(g) => self.with(|m| m.check(&g).map_err(Box::new))?,
+            Err(f) => Err(Box::new(f)),
+        };
+        match result {
+            Ok(()) => Ok(py.None()),
+            Err(f) => to_python(py, &*f),
+        }
+    }
+
+    /// Execute the step on the monitor's state; raises StepError (with `failure`) when it
+    /// cannot be executed now, and then nothing changes.
+    fn apply(&mut self, py: Python<'_>, step: &Bound<'_, PyAny>) -> PyResult<()> {
+        let ground = self.ground(step)?;
+        let result = match ground {
+            Ok(g) => self.with(|m| m.apply(&g).map_err(Box::new))?,
+            Err(f) => Err(Box::new(f)),
+        };
+        result.map_err(|f| {
+            let err = StepError::new_err(f.message.clone());
+            if let Ok(d) = to_python(py, &*f) {
+                let _ = err.value(py).setattr("failure", d);
+            }
+            err
+        })
+    }
+
+    /// Whether the goal holds in the current state.
+    fn goal_reached(&mut self) -> PyResult<bool> {
+        self.with(|m| m.goal_reached())
+    }
+
+    /// Actions applied so far.
+    #[getter]
+    fn steps(&self) -> usize {
+        self.parts.as_ref().map_or(0, MonitorParts::steps)
+    }
+
+    /// What the task's trajectory constraints still owe before the execution may end: a
+    /// list of dicts (operator, constraint, owed, deadline).
+    fn outstanding(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let owed = self.with(|m| m.outstanding())?;
+        to_python(py, &owed)
+    }
+
+    /// None when the execution may end here (goal reached, no constraint broken or owed),
+    /// else the reason, as a failure dict. Nothing changes.
+    fn check_end(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.with(|m| m.check_end().map_err(Box::new))? {
+            Ok(()) => Ok(py.None()),
+            Err(f) => to_python(py, &*f),
+        }
+    }
+
+    /// The current state as plain data: the true atoms and the fluents' values.
+    fn state(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let task = self.task.clone();
+        let described = self.with(|m| task.describe_state(m.state()))?;
+        to_python(py, &described)
+    }
+
+    /// Whether `predicate(args)` holds now; None when it names nothing of the task.
+    #[pyo3(signature = (predicate, *args))]
+    fn holds(&mut self, predicate: &str, args: Vec<String>) -> PyResult<Option<bool>> {
+        let task = self.task.clone();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.with(|m| task.holds(m.state(), predicate, &args))
+    }
+
+    /// The value of `function(args)` now; None when undefined or unknown.
+    #[pyo3(signature = (function, *args))]
+    fn value(&mut self, function: &str, args: Vec<String>) -> PyResult<Option<f64>> {
+        let task = self.task.clone();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.with(|m| task.value(m.state(), function, &args))
+    }
+}
