@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "safeplan.h"
+#include "slurp.h"
 
 static uint64_t state = 45;
 static uint64_t next(void) {
@@ -28,24 +29,6 @@ static uint64_t next(void) {
   return state;
 }
 static size_t below(size_t n) { return n ? (size_t)(next() % n) : 0; }
-
-static char *slurp(const char *root, const char *rel) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", root, rel);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  size_t got = fread(text, 1, (size_t)n, f);
-  text[got] = '\0';
-  fclose(f);
-  return text;
-}
 
 static const char *tokens[] = {"(", ")", "(and ", "(not ", "?x", " - ", ":parameters", ":effect",
                                "(increase (danger) 1)", "(define", ";", "\n", "0.5: ", "[2]",

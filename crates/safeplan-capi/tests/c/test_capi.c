@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "safeplan.h"
+#include "slurp.h"
 
 static int passed = 0, failed = 0;
 
@@ -22,24 +23,6 @@ static int passed = 0, failed = 0;
       fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
     }                                                                     \
   } while (0)
-
-static char *slurp(const char *root, const char *rel) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", root, rel);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(2);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  size_t got = fread(text, 1, (size_t)n, f);
-  text[got] = '\0';
-  fclose(f);
-  return text;
-}
 
 struct shared {
   const safeplan_task *task;
@@ -145,7 +128,7 @@ int main(int argc, char **argv) {
   safeplan_verdict_free(v);
   v = safeplan_monitor_check(m, "(move stove table)", &err);
   CHECK(v && !safeplan_verdict_valid(v) && safeplan_verdict_feasible(v) && !safeplan_verdict_safe(v));
-  CHECK(strstr(safeplan_verdict_message(v), "raised danger 0 -> 1 because") != NULL);
+  CHECK(strstr(safeplan_verdict_message(v), "would raise danger 0 -> 1 because") != NULL);
   safeplan_verdict_free(v);
   v = safeplan_monitor_apply(m, "(put-down soup stove)", &err);
   CHECK(v && safeplan_verdict_valid(v));
