@@ -64,9 +64,16 @@ impl Monitor {
             .take()
             .ok_or_else(|| SafeplanError::new_err("the monitor is in use by another call"))?;
         let mut monitor = RustMonitor::from_parts(&self.task, parts);
-        let out = f(&mut monitor);
+        // A panic inside the library must not leave the monitor without its execution (it
+        // would refuse every later call): the parts go back either way, and the panic is an
+        // exception of this call only.
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut monitor)));
         self.parts = Some(monitor.into_parts());
-        Ok(out)
+        out.map_err(|_| {
+            SafeplanError::new_err(
+                "internal error in the monitor (a panic, caught); the monitor keeps its state: please report it",
+            )
+        })
     }
 
     fn ground(
