@@ -25,5 +25,8 @@ fi
 if [ ! -x target/debug/safeplan ]; then
   cargo build -q -p safeplan-cli
 fi
+# The C library, for the test that holds the C API's message and JSON against Python's
+# (test_assess.py, through ctypes): the debug build `cargo test` compiled, linked as a cdylib.
+cargo build -q -p safeplan-capi
 # pytest exits 5 when it collects no test: that is a failure here too (set -e).
 "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/safeplan-py/tests crates/safeplan-mcp/tests/python crates/safeplan-llm/tests/python
