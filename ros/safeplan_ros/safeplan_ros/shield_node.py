@@ -46,6 +46,9 @@ def _check_parameters(values: dict[str, Any]) -> Optional[str]:
     limit = values.get("max_executions")
     if limit is not None and limit < 1:
         return f"max_executions must be 1 or more, not {limit}"
+    plan_seconds = values.get("max_plan_seconds")
+    if plan_seconds is not None and (not math.isfinite(plan_seconds) or plan_seconds <= 0.0):
+        return f"max_plan_seconds must be a positive number of seconds, not {plan_seconds}"
     period = values.get("diagnostics_period")
     if period is not None and (not math.isfinite(period) or period <= 0.0):
         return f"diagnostics_period must be a positive number of seconds, not {period}"
@@ -63,6 +66,7 @@ class ShieldNode(LifecycleNode):
         self.declare_parameter("tolerance", 0.0, describe(description="VAL's -t for timed tasks; 0 for its default, 0.01"))
         self.declare_parameter("max_executions", 64, describe(description="executions shielded at once; the oldest is forgotten beyond"))
         self.declare_parameter("diagnostics_period", 1.0, describe(description="seconds between /diagnostics messages"))
+        self.declare_parameter("max_plan_seconds", 10.0, describe(description="the longest ~/find_plan may search (the node serves nothing else meanwhile)"))
         self.declare_parameter("autostart", False, describe(description="configure and activate on start"))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._task: Optional[safeplan.CheckedTask] = None
@@ -187,7 +191,10 @@ class ShieldNode(LifecycleNode):
             raise _Refused(f"time_limit must be 0 (none) or a positive number of seconds, not {limit}")
         if self._task.is_timed:
             raise _Refused("the task has durative actions: safeplan's planner finds sequential plans only")
-        result = self._task.find_plan(kind, algorithm=request.algorithm or "astar", time_limit=limit or None)
+        # Never longer than max_plan_seconds: the node answers nothing else while it searches.
+        cap = self.get_parameter("max_plan_seconds").value
+        limit = min(limit, cap) if limit > 0.0 else cap
+        result = self._task.find_plan(kind, algorithm=request.algorithm or "astar", time_limit=limit)
         outcome = result.get("outcome") or {}
         response.found = outcome.get("status") == "found"
         if response.found:

@@ -197,6 +197,8 @@ def test_the_lifecycle_and_parameters(ros: Any) -> None:
     assert not result.successful and "tolerance" in result.reason
     result = bare.set_parameters([Parameter("max_executions", value=0)])[0]
     assert not result.successful
+    result = bare.set_parameters([Parameter("max_plan_seconds", value=0.0)])[0]
+    assert not result.successful and "max_plan_seconds" in result.reason
     # Half a task configured is a failed transition.
     half = ros.add(ShieldNode("half_shield", parameter_overrides=[Parameter("domain_file", value=str(SOUP / "domain.pddl"))]))
     assert half.trigger_configure() == TransitionCallbackReturn.FAILURE
