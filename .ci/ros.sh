@@ -26,7 +26,8 @@ command -v cmake >/dev/null && command -v g++ >/dev/null || { apt-get update -qq
 PYINC=$("$V/bin/python3" -c "import sysconfig;print(sysconfig.get_paths()['include'])")
 NPINC=$("$V/bin/python3" -c "import numpy;print(numpy.get_include())")
 test -f "$PYINC/Python.h" || { echo "the Python headers are missing at $PYINC (apt-get install python3-dev)"; exit 1; }
-grep -rl /opt/python "$V/share" --include='*.cmake' | xargs -r sed -i \
+# (Nothing left to rewrite on a second run in the same venv: grep then finds nothing.)
+{ grep -rl /opt/python "$V/share" --include='*.cmake' || true; } | xargs -r sed -i \
   -e "s#/opt/python/cp3[0-9]*-cp3[0-9]*/include/python3\.[0-9]*#$PYINC#g" \
   -e "s#/opt/python/cp3[0-9]*-cp3[0-9]*/lib/python3\.[0-9]*/site-packages/numpy/_core/include#$NPINC#g"
 echo "== build ros/safeplan_interfaces"
