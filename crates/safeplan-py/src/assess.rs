@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use safeplan_pddl::{PlanStep, parse_plan};
+use safeplan_pddl::PlanStep;
 use safeplan_validate::{
     Answer, Assessment as RustAssessment, CheckedTask as RustChecked, SafetyOptions,
     Shield as RustShield, ShieldError as RustShieldError, Task as RustTask,
@@ -13,7 +13,7 @@ use safeplan_validate::{
 
 use crate::{
     PlanError, ReadPlan, ShieldError, check_tolerance_opt, compile_options, ground_error,
-    interruptible, read_domain, read_plan, read_problem, search_options, step_of, task_error,
+    interruptible, plan_step_of, read_domain, read_plan, read_problem, search_options, task_error,
     to_python,
 };
 
@@ -224,16 +224,6 @@ pub(crate) struct Shield {
     inner: RustShield,
 }
 
-/// One step from Python: text read by the plan reader, or a (name, args) pair.
-fn plan_step(step: &Bound<'_, PyAny>) -> PyResult<PlanStep> {
-    let (name, args) = step_of(step)?;
-    let text = format!("({} {})", name, args.join(" "));
-    parse_plan(&text)
-        .value
-        .and_then(|mut p| p.steps.pop())
-        .ok_or_else(|| PlanError::new_err(format!("{text:?} is not one step")))
-}
-
 fn answer(py: Python<'_>, result: Result<Answer, RustShieldError>) -> PyResult<Py<PyAny>> {
     match result {
         Ok(a) => {
@@ -251,6 +241,19 @@ fn answer(py: Python<'_>, result: Result<Answer, RustShieldError>) -> PyResult<P
             err.value(py).setattr("code", code)?;
             Err(err)
         }
+    }
+}
+
+impl Shield {
+    /// A timed question about `step`, asked of the library's shield.
+    fn timed(
+        &mut self,
+        py: Python<'_>,
+        step: &Bound<'_, PyAny>,
+        ask: impl FnOnce(&mut RustShield, &PlanStep) -> Result<Answer, RustShieldError>,
+    ) -> PyResult<Py<PyAny>> {
+        let s = plan_step_of(step)?;
+        answer(py, ask(&mut self.inner, &s))
     }
 }
 
@@ -272,7 +275,7 @@ impl Shield {
         step: &Bound<'_, PyAny>,
         apply: bool,
     ) -> PyResult<Py<PyAny>> {
-        let s = plan_step(step)?;
+        let s = plan_step_of(step)?;
         answer(py, self.inner.step(&s, apply))
     }
 
@@ -285,8 +288,7 @@ impl Shield {
         time: f64,
         apply: bool,
     ) -> PyResult<Py<PyAny>> {
-        let s = plan_step(step)?;
-        answer(py, self.inner.start(&s, time, apply))
+        self.timed(py, step, |shield, s| shield.start(s, time, apply))
     }
 
     /// May the running `step` end at `time`?
@@ -298,8 +300,7 @@ impl Shield {
         time: f64,
         apply: bool,
     ) -> PyResult<Py<PyAny>> {
-        let s = plan_step(step)?;
-        answer(py, self.inner.end(&s, time, apply))
+        self.timed(py, step, |shield, s| shield.end(s, time, apply))
     }
 
     /// May the instantaneous `step` of a temporal domain happen at `time`?
@@ -311,8 +312,7 @@ impl Shield {
         time: f64,
         apply: bool,
     ) -> PyResult<Py<PyAny>> {
-        let s = plan_step(step)?;
-        answer(py, self.inner.happen(&s, time, apply))
+        self.timed(py, step, |shield, s| shield.happen(s, time, apply))
     }
 
     /// Whether the goal holds now (and, timed, nothing is running).

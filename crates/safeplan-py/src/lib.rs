@@ -50,7 +50,7 @@ use convert::{
     Diagnostic, Read, ReadPlan, check, plan_text, py_bool, read_domain, read_plan, read_plans,
     read_problem, task_error, to_python,
 };
-use monitor::{Monitor, step_of};
+use monitor::{Monitor, plan_step_of};
 use safety::{SafetyTask, SafetyVerdict};
 use task::{
     Task, Verdict, check_tolerance_opt, compile_options, ground_error, reading_warnings,

@@ -5,46 +5,69 @@ use std::sync::Arc;
 
 use crate::{PlanError, SafeplanError, StepError, to_python};
 use pyo3::prelude::*;
-use safeplan_pddl::parse_plan;
+use safeplan_pddl::{PlanStep, parse_plan};
 use safeplan_validate::{GroundAction, Monitor as RustMonitor, MonitorParts, Task as RustTask};
 
-/// One step as (name, args): a string `"(move a b)"` / `"move a b"` read by the library's
-/// plan reader (comments, case and spacing as in a plan file), or a (name, args) pair.
-pub(crate) fn step_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
-    if let Ok(s) = step.extract::<String>() {
-        let trimmed = s.trim();
-        let text = if trimmed.starts_with('(') {
-            trimmed.to_string()
-        } else {
-            format!("({trimmed})")
-        };
-        let parsed = parse_plan(&text);
-        let steps = match parsed.value {
-            Some(plan) if !parsed.has_errors() => plan.steps,
-            _ => {
-                let why = parsed
-                    .diagnostics
-                    .iter()
-                    .find(|d| d.is_error())
-                    .map_or_else(String::new, |d| format!(": {}", d.message));
-                return Err(PlanError::new_err(format!("{s:?} is not one step{why}")));
-            }
-        };
-        return match steps.as_slice() {
-            [one] => Ok((
-                one.action.as_str().to_string(),
-                one.args.iter().map(|a| a.as_str().to_string()).collect(),
-            )),
-            [] => Err(PlanError::new_err(format!("{s:?} names no action"))),
-            _ => Err(PlanError::new_err(format!(
-                "{s:?} holds {} steps; a monitor takes one at a time",
-                steps.len()
-            ))),
-        };
+/// The one step a string states: `"(move a b)"` / `"move a b"`, read by the library's plan
+/// reader (comments, case and spacing as in a plan file); `PlanError` unless it is exactly
+/// one step.
+fn one_step(s: &str) -> PyResult<PlanStep> {
+    let trimmed = s.trim();
+    let text = if trimmed.starts_with('(') {
+        trimmed.to_string()
+    } else {
+        format!("({trimmed})")
+    };
+    let parsed = parse_plan(&text);
+    let mut steps = match parsed.value {
+        Some(plan) if !parsed.has_errors() => plan.steps,
+        _ => {
+            let why = parsed
+                .diagnostics
+                .iter()
+                .find(|d| d.is_error())
+                .map_or_else(String::new, |d| format!(": {}", d.message));
+            return Err(PlanError::new_err(format!("{s:?} is not one step{why}")));
+        }
+    };
+    match steps.len() {
+        1 => Ok(steps.remove(0)),
+        0 => Err(PlanError::new_err(format!("{s:?} names no action"))),
+        n => Err(PlanError::new_err(format!(
+            "{s:?} holds {n} steps; a monitor takes one at a time"
+        ))),
     }
+}
+
+fn pair_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
     step.extract::<(String, Vec<String>)>().map_err(|_| {
         PlanError::new_err("a step is a string \"(action arg ...)\" or a (name, [args]) pair")
     })
+}
+
+/// One step as (name, args): a string read by [`one_step`], or a (name, args) pair.
+fn step_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {
+    match step.extract::<String>() {
+        Ok(s) => one_step(&s).map(|one| {
+            (
+                one.action.as_str().to_string(),
+                one.args.iter().map(|a| a.as_str().to_string()).collect(),
+            )
+        }),
+        Err(_) => pair_of(step),
+    }
+}
+
+/// One step as the library's `PlanStep` (what a `Shield` is asked about): a string read once
+/// by [`one_step`], or a (name, args) pair written as `(name args)` and read the same way.
+pub(crate) fn plan_step_of(step: &Bound<'_, PyAny>) -> PyResult<PlanStep> {
+    match step.extract::<String>() {
+        Ok(s) => one_step(&s),
+        Err(_) => {
+            let (name, args) = pair_of(step)?;
+            one_step(&format!("({name} {})", args.join(" ")))
+        }
+    }
 }
 
 /// Step-by-step execution for a robot: ask before each action, tell after it ran. Holds
