@@ -253,7 +253,21 @@ def test_a_node_in_another_process_answers_and_stops_cleanly(ros: Any) -> None:
     )
     try:
         client = Client(ros, "far_shield")
-        response = client.call("validate_plan", text=(SOUP / "unsafe.plan").read_text())
+        # Across processes, DDS may report the service before the node's reader of requests
+        # has matched this client's writer: a request sent in that gap is lost (the future
+        # never completes). Resend until the node answers; validating is idempotent.
+        request = ValidatePlan.Request(text=(SOUP / "unsafe.plan").read_text())
+        validate = client.clients["validate_plan"]
+        response = None
+        for _ in range(12):
+            future = validate.call_async(request)
+            done = threading.Event()
+            future.add_done_callback(lambda _: done.set())
+            if done.wait(5.0):
+                response = future.result()
+                break
+            validate.remove_pending_request(future)
+        assert response is not None, "the node in another process never answered"
         assert response.ok and response.verdict.failed_step == 2
     finally:
         proc.send_signal(signal.SIGINT)
