@@ -127,14 +127,15 @@ pub enum CoreCommand {
     /// Find a plan: for the task's goal, or a safe or unsafe one for a safety-augmented task.
     #[command(
         long_about = "Find a plan with safeplan's own planner (reachability grounding, then \
-                      breadth-first search, A* with h_max, or greedy best-first search with \
-                      h_FF) and print it in IPC format on standard output.\n\n\
+                      A* with h_max or LM-cut, breadth-first search, LAMA's first iteration, \
+                      or greedy best-first search with h_FF) and print it in IPC format on standard output.\n\n\
                       On a safety-augmented task (one whose domain declares the danger fluent) \
                       the default is --safe: a plan for the basic goal that ends with danger \
                       at most the goal's bound. --unsafe finds a feasible plan that ends above \
                       it, --basic ignores danger, and --effort finds the shortest safe and \
-                      unsafe plans and prints the safety effort, |safe| - |unsafe|. bfs and \
-                      astar find shortest plans; gbfs finds plans fast on large tasks.",
+                      unsafe plans and prints the safety effort, |safe| - |unsafe|. astar, lmcut \
+                      and bfs find shortest plans; lama and gbfs find plans fast on large \
+                      tasks (lama solves more).",
         after_help = "Examples:\n  \
                       safeplan plan domain.pddl problem.pddl > plan.txt\n  \
                       safeplan plan --unsafe safe_domain.pddl safe_problem.pddl\n  \
@@ -350,6 +351,11 @@ pub enum SearchChoice {
     Astar,
     /// Greedy best-first search with h_FF: a plan, fast.
     Gbfs,
+    /// LAMA's first iteration (lazy greedy search, h_FF and landmarks, preferred
+    /// operators): a plan, fast, on large tasks.
+    Lama,
+    /// A* with LM-cut: a shortest plan, with fewer expansions than h_max.
+    Lmcut,
 }
 
 impl SearchChoice {
@@ -359,6 +365,8 @@ impl SearchChoice {
             Algorithm::Bfs => SearchChoice::Bfs,
             Algorithm::Astar => SearchChoice::Astar,
             Algorithm::Gbfs => SearchChoice::Gbfs,
+            Algorithm::Lama => SearchChoice::Lama,
+            Algorithm::Lmcut => SearchChoice::Lmcut,
         }
     }
 
@@ -368,6 +376,8 @@ impl SearchChoice {
             SearchChoice::Bfs => Algorithm::Bfs,
             SearchChoice::Astar => Algorithm::Astar,
             SearchChoice::Gbfs => Algorithm::Gbfs,
+            SearchChoice::Lama => Algorithm::Lama,
+            SearchChoice::Lmcut => Algorithm::Lmcut,
         }
     }
 }

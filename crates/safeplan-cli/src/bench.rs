@@ -26,7 +26,7 @@ pub struct BenchArgs {
     #[arg(value_name = "SUITE", default_value = "examples/tasks")]
     pub suite: PathBuf,
 
-    /// A planner to run (repeatable): search or search:ALG (ALG is bfs, astar or gbfs),
+    /// A planner to run (repeatable): search or search:ALG (ALG is astar, lmcut, lama, gbfs or bfs),
     /// search-safe or search-safe:ALG, llm:PROVIDER:MODEL, replay:FILE,
     /// cmd:'COMMAND {domain} {problem} {plan}'. Default: search:astar, search:gbfs and
     /// search-safe:astar.

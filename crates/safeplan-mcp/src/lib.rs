@@ -152,8 +152,9 @@ pub struct FindPlanInput {
     /// The most states the search may store (default 1,000,000).
     #[serde(default)]
     pub max_states: Option<usize>,
-    /// The search: "astar" (the default, as `safeplan plan`: a shortest plan), "gbfs" (a
-    /// plan, fast) or "bfs" (a shortest plan).
+    /// The search: "astar" (the default, as `safeplan plan`: a shortest plan), "lmcut" (A*
+    /// with LM-cut, a shortest plan), "lama" (a plan, fast), "gbfs" (a plan, fast) or "bfs"
+    /// (a shortest plan).
     #[serde(default)]
     pub algorithm: Option<String>,
 }
@@ -701,7 +702,7 @@ impl SafeplanServer {
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
     /// (shortest plans) under a state limit.
     #[tool(
-        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (default 1,000,000), 4 GiB of states, or the server's time limit."
+        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (default 1,000,000), 4 GiB of states, or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
         self.run_task(input, |input, cancel, limits| {

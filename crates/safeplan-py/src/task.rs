@@ -308,8 +308,8 @@ pub(crate) fn check_tolerance_opt(tolerance: Option<f64>) -> PyResult<Option<f64
     tolerance.map(check_tolerance).transpose()
 }
 
-/// Search options as the CLI's `safeplan plan` has them: the algorithm ("astar", "gbfs",
-/// "bfs"), and when to give up (states stored, MiB of state storage, seconds).
+/// Search options as the CLI's `safeplan plan` has them: the algorithm (a name
+/// `Algorithm::from_name` reads), and when to give up (states stored, MiB of state storage, seconds).
 pub(crate) fn search_options(
     algorithm: &str,
     max_states: Option<usize>,

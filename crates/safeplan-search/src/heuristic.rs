@@ -49,6 +49,13 @@ pub(crate) struct Heuristic {
     stamp: u32,
     stack: Vec<u32>,
     seen_atom: Vec<u32>,
+    /// Collect preferred operators (helpful actions) while reading the relaxed plan.
+    want_preferred: bool,
+    /// The last h_FF evaluation's preferred operators: ground actions of the relaxed plan
+    /// whose relaxed preconditions all hold in the state (Hoffmann and Nebel's helpful
+    /// actions, as Fast Downward's h_FF reports them). Some may still be inapplicable (a
+    /// negative or numeric condition): the search only prefers the ones it applies.
+    pub preferred: Vec<u32>,
 }
 
 pub(crate) const INFINITE: u32 = u32::MAX;
@@ -72,6 +79,8 @@ impl Heuristic {
             stamp: 0,
             stack: Vec::new(),
             seen_atom: vec![0; task.atoms.len()],
+            want_preferred: false,
+            preferred: Vec::new(),
         };
         for (o, op) in task.ops.iter().enumerate() {
             for e in &op.effects {
@@ -104,6 +113,13 @@ impl Heuristic {
         h
     }
 
+    /// An h_FF heuristic that also reports preferred operators ([`Heuristic::preferred`]).
+    pub fn with_preferred(task: &GroundTask) -> Heuristic {
+        let mut h = Heuristic::new(task, Relaxation::Ff);
+        h.want_preferred = true;
+        h
+    }
+
     fn push(&mut self, atom: u32, cost: u32, by: u32) {
         if cost < self.cost[atom as usize] {
             self.cost[atom as usize] = cost;
@@ -118,6 +134,7 @@ impl Heuristic {
 
     /// The estimate for state `s` (its atom bits), `INFINITE` for a proven dead end.
     pub fn evaluate(&mut self, s: &[u64]) -> u32 {
+        self.preferred.clear();
         self.cost.fill(INFINITE);
         for (a, r) in self.actions.iter().enumerate() {
             self.unsat[a] = r.pre_count;
@@ -204,6 +221,7 @@ impl Heuristic {
         }
         let stamp = self.stamp;
         let mut count = 0;
+        self.preferred.clear();
         self.stack.clear();
         self.stack.extend_from_slice(&self.goal);
         while let Some(atom) = self.stack.pop() {
@@ -216,11 +234,18 @@ impl Heuristic {
                 continue;
             }
             let r = &self.actions[by as usize];
+            let pre = r.pre as usize..(r.pre + r.pre_count) as usize;
             if self.marked_ops[r.op as usize] != stamp {
                 self.marked_ops[r.op as usize] = stamp;
                 count += 1;
+                if self.want_preferred
+                    && self.pres[pre.clone()]
+                        .iter()
+                        .all(|&p| self.cost[p as usize] == 0)
+                {
+                    self.preferred.push(r.op);
+                }
             }
-            let pre = r.pre as usize..(r.pre + r.pre_count) as usize;
             self.stack.extend_from_slice(&self.pres[pre]);
         }
         count

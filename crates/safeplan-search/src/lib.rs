@@ -21,9 +21,11 @@
 //!    stored at all, so they do not multiply the state space.
 //! 2. **Search** over packed states: atom bits followed by one word per numeric variable,
 //!    kept once in an arena and deduplicated by a hash table of node ids. Breadth-first
-//!    search gives shortest plans; A* with h_max gives shortest plans with fewer
-//!    expansions; greedy best-first with h_FF gives plans for large tasks. All stop on a
-//!    state, memory or time limit, or a cancellation flag, and report which.
+//!    search gives shortest plans; A* with h_max or LM-cut gives shortest plans with fewer
+//!    expansions; LAMA's first iteration (lazy greedy search alternating h_FF and a
+//!    landmark count, with preferred operators) and greedy best-first with h_FF give plans
+//!    for large tasks. All stop on a state, memory or time limit, or a cancellation flag,
+//!    and report which.
 //!
 //! Execution follows the validator's semantics exactly (SEMANTICS.md §2), including Kleene
 //! logic over numeric errors and its comparison slack: the planner never applies a step the
@@ -72,6 +74,9 @@ mod error;
 mod eval;
 mod ground;
 mod heuristic;
+mod lama;
+mod landmarks;
+mod lmcut;
 mod planner;
 mod rules;
 mod search;

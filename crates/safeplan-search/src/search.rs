@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::eval::{self, Layout, Scratch};
 use crate::ground::{GroundTask, Pre};
 use crate::heuristic::{Heuristic, INFINITE, Relaxation};
+use crate::lmcut::LmCut;
 use crate::rules::RuleMode;
 
 /// A search algorithm: the trade between plan length and search effort. Reference plans
@@ -36,6 +37,14 @@ pub enum Algorithm {
     Astar,
     /// Greedy best-first search with h_FF: a plan quickly, not necessarily a shortest one.
     Gbfs,
+    /// LAMA's first iteration, as Fast Downward's `lama-first`: lazy greedy best-first search
+    /// alternating h_FF and the landmark count, each with a queue of preferred successors
+    /// that is boosted on progress. A plan quickly on large tasks, not necessarily a
+    /// shortest one.
+    Lama,
+    /// A* with LM-cut: a shortest plan, with an estimate that dominates h_max (far fewer
+    /// expansions on most tasks, more time per state).
+    Lmcut,
 }
 
 /// The memory limit of a search when the user sets none, in MiB: every front end's default
@@ -44,21 +53,27 @@ pub const DEFAULT_MAX_MEMORY_MIB: usize = 4096;
 
 impl Algorithm {
     /// Every algorithm, in the order front ends list them.
-    pub const ALL: [Algorithm; 3] = [Algorithm::Astar, Algorithm::Gbfs, Algorithm::Bfs];
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::Astar,
+        Algorithm::Lmcut,
+        Algorithm::Lama,
+        Algorithm::Gbfs,
+        Algorithm::Bfs,
+    ];
 
     /// The algorithm every front end searches with when the user names none: A* with h_max
     /// (a shortest plan, usually with far fewer expansions than BFS).
     pub const USER_DEFAULT: Algorithm = Algorithm::Astar;
 
-    /// The algorithm of a name (`astar`, `gbfs`, `bfs`, any case), as every front end reads
-    /// it.
+    /// The algorithm of a name (`astar`, `lmcut`, `lama`, `gbfs`, `bfs`, any case), as every
+    /// front end reads it.
     pub fn from_name(name: &str) -> Option<Algorithm> {
         Algorithm::ALL
             .into_iter()
             .find(|a| a.as_str().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// `"astar", "gbfs" or "bfs"`: the names, for an error message.
+    /// `"astar", "lmcut", "lama", "gbfs" or "bfs"`: the names, for an error message.
     pub fn names() -> String {
         let quoted: Vec<String> = Algorithm::ALL
             .iter()
@@ -70,18 +85,20 @@ impl Algorithm {
         }
     }
 
-    /// `bfs`, `astar` or `gbfs`.
+    /// `bfs`, `astar`, `gbfs`, `lama` or `lmcut`.
     pub fn as_str(self) -> &'static str {
         match self {
             Algorithm::Bfs => "bfs",
             Algorithm::Astar => "astar",
             Algorithm::Gbfs => "gbfs",
+            Algorithm::Lama => "lama",
+            Algorithm::Lmcut => "lmcut",
         }
     }
 
     /// Whether the plans it returns are shortest.
     pub fn is_optimal(self) -> bool {
-        !matches!(self, Algorithm::Gbfs)
+        !matches!(self, Algorithm::Gbfs | Algorithm::Lama)
     }
 }
 
@@ -217,12 +234,12 @@ pub(crate) struct Goal<'a> {
     pub monotone: bool,
 }
 
-struct Space {
-    layout: Layout,
+pub(crate) struct Space {
+    pub(crate) layout: Layout,
     arena: Vec<u64>,
     parent: Vec<u32>,
     op: Vec<u32>,
-    depth: Vec<u32>,
+    pub(crate) depth: Vec<u32>,
     table: HashTable<u32>,
     hasher: FxBuildHasher,
 }
@@ -244,7 +261,7 @@ impl Space {
         }
     }
 
-    fn state(&self, id: u32) -> &[u64] {
+    pub(crate) fn state(&self, id: u32) -> &[u64] {
         let w = self.layout.words;
         &self.arena[id as usize * w..(id as usize + 1) * w]
     }
@@ -283,7 +300,7 @@ impl Space {
         self.arena.capacity() * 8 + self.parent.capacity() * 12 + self.table.capacity() * 5
     }
 
-    fn plan(&self, task: &GroundTask, mut id: u32) -> Vec<String> {
+    pub(crate) fn plan(&self, task: &GroundTask, mut id: u32) -> Vec<String> {
         let mut ops = Vec::new();
         while self.parent[id as usize] != NONE {
             ops.push(self.op[id as usize]);
@@ -343,13 +360,13 @@ impl Successors {
     }
 }
 
-struct Run<'a> {
-    task: &'a GroundTask,
+pub(crate) struct Run<'a> {
+    pub(crate) task: &'a GroundTask,
     goal: &'a Goal<'a>,
     limits: &'a Limits,
     start: Instant,
-    stats: Stats,
-    space: Space,
+    pub(crate) stats: Stats,
+    pub(crate) space: Space,
     succ: Successors,
     scratch: Scratch,
     next: Vec<u64>,
@@ -363,7 +380,7 @@ enum Verdict {
 }
 
 impl<'a> Run<'a> {
-    fn is_goal(&self, s: &[u64]) -> bool {
+    pub(crate) fn is_goal(&self, s: &[u64]) -> bool {
         let layout = self.space.layout;
         if !self.goal.possible
             || eval::pre_holds(self.goal.pre, s, layout, self.task.slack) != Some(true)
@@ -409,7 +426,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn check_limits(&self) -> Option<LimitKind> {
+    pub(crate) fn check_limits(&self) -> Option<LimitKind> {
         if let Some(max) = self.limits.max_states
             && self.space.len() >= max
         {
@@ -438,7 +455,7 @@ impl<'a> Run<'a> {
     }
 
     /// Generate the successors of node `id` into `self.ops` / `out` as (op, new id, new).
-    fn expand(&mut self, id: u32, out: &mut Vec<(u32, u32, bool)>) {
+    pub(crate) fn expand(&mut self, id: u32, out: &mut Vec<(u32, u32, bool)>) {
         out.clear();
         self.stats.expanded += 1;
         let layout = self.space.layout;
@@ -484,7 +501,7 @@ impl<'a> Run<'a> {
         self.next = s;
     }
 
-    fn finish(mut self, outcome: Outcome, algorithm: Algorithm) -> SearchResult {
+    pub(crate) fn finish(mut self, outcome: Outcome, algorithm: Algorithm) -> SearchResult {
         self.stats.stored = self.space.len() as u64;
         self.stats.seconds = self.start.elapsed().as_secs_f64();
         SearchResult {
@@ -547,8 +564,16 @@ pub(crate) fn search(
     }
     match algorithm {
         Algorithm::Bfs => bfs(run, root),
-        Algorithm::Astar => best_first(run, root, Relaxation::Max, true),
-        Algorithm::Gbfs => best_first(run, root, Relaxation::Ff, false),
+        Algorithm::Astar => {
+            let h = Estimator::Relaxed(Heuristic::new(task, Relaxation::Max));
+            best_first(run, root, h, Algorithm::Astar)
+        }
+        Algorithm::Lmcut => best_first(run, root, Estimator::LmCut(LmCut::new(task)), algorithm),
+        Algorithm::Gbfs => {
+            let h = Estimator::Relaxed(Heuristic::new(task, Relaxation::Ff));
+            best_first(run, root, h, Algorithm::Gbfs)
+        }
+        Algorithm::Lama => crate::lama::lama_first(run, root),
     }
 }
 
@@ -578,21 +603,31 @@ fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
     run.finish(Outcome::Unsolvable, Algorithm::Bfs)
 }
 
-/// A* (f = g + h_max, reopening when a shorter path is found) or greedy best-first
-/// (h_FF only). Ties go to the lower h, then to the earlier state.
-fn best_first(mut run: Run<'_>, root: u32, kind: Relaxation, astar: bool) -> SearchResult {
+/// The estimate a best-first search orders by.
+enum Estimator {
+    Relaxed(Heuristic),
+    LmCut(LmCut),
+}
+
+impl Estimator {
+    fn evaluate(&mut self, s: &[u64]) -> u32 {
+        match self {
+            Estimator::Relaxed(h) => h.evaluate(s),
+            Estimator::LmCut(h) => h.evaluate(s),
+        }
+    }
+}
+
+/// A* (f = g + h with an admissible h, reopening when a shorter path is found) or greedy
+/// best-first (h only). Ties go to the lower h, then to the earlier state.
+fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorithm) -> SearchResult {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    let algorithm = if astar {
-        Algorithm::Astar
-    } else {
-        Algorithm::Gbfs
-    };
+    let astar = algorithm.is_optimal();
     let layout = run.space.layout;
-    let mut h = Heuristic::new(run.task, kind);
     let mut hval: Vec<u32> = Vec::new();
     let mut closed: Vec<bool> = Vec::new();
-    let eval_h = |h: &mut Heuristic, run: &mut Run<'_>, id: u32| -> u32 {
+    let eval_h = |h: &mut Estimator, run: &mut Run<'_>, id: u32| -> u32 {
         run.stats.evaluated += 1;
         h.evaluate(&run.space.state(id)[..layout.bits])
     };

@@ -128,7 +128,7 @@ fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
         .collect();
     let mut validator = Validator::new(&task, ValidateOptions::default());
     let brute = shortest(&mut validator, &actions);
-    for algorithm in [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs] {
+    for algorithm in Algorithm::ALL {
         let result = planner.plan(&SearchOptions {
             algorithm,
             limits: Limits {
@@ -377,7 +377,7 @@ fn rules_over_numbers_nothing_else_reads_see_them_change() {
     for (c, rule, want) in cases {
         let t = task(&domain(c), &problem(rule));
         let planner = Planner::new(&t, &GroundOptions::default()).expect("grounds");
-        for algorithm in [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs] {
+        for algorithm in Algorithm::ALL {
             let result = planner.plan(&SearchOptions {
                 algorithm,
                 limits: Limits {

@@ -125,3 +125,13 @@ fn astar_finds_reference_lengths() {
 fn gbfs_finds_valid_safe_and_unsafe_plans() {
     check(Algorithm::Gbfs);
 }
+
+#[test]
+fn astar_with_lmcut_finds_reference_lengths() {
+    check(Algorithm::Lmcut);
+}
+
+#[test]
+fn lama_finds_valid_safe_and_unsafe_plans() {
+    check(Algorithm::Lama);
+}

@@ -12,7 +12,7 @@ use safeplan_validate::{SafetyOptions, SafetyTask, Task};
 
 use crate::{as_plan, domain, found, problem, task};
 
-const ALL: [Algorithm; 3] = [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs];
+const ALL: [Algorithm; 5] = Algorithm::ALL;
 
 fn plan_with(task: &Task, algorithm: Algorithm) -> Outcome {
     let planner = Planner::new(task, &GroundOptions::default()).expect("grounds");
@@ -300,7 +300,7 @@ fn mitigation_makes_a_safe_plan() {
     );
     let planner = SafetyPlanner::new(&s, &GroundOptions::default()).unwrap();
     assert!(!planner.danger_is_monotone());
-    for algorithm in [Algorithm::Bfs, Algorithm::Astar] {
+    for algorithm in [Algorithm::Bfs, Algorithm::Astar, Algorithm::Lmcut] {
         let effort = planner.effort(&SearchOptions {
             algorithm,
             ..SearchOptions::default()

@@ -61,11 +61,12 @@ pub fn from_spec(spec: &str, options: &SpecOptions) -> Result<Vec<Arc<dyn Planne
     match kind {
         "search" | "search-safe" => {
             let algorithm = if rest.is_empty() {
-                safeplan_search::Algorithm::Astar
+                safeplan_search::Algorithm::USER_DEFAULT
             } else {
                 SearchPlanner::algorithm(rest).ok_or_else(|| {
                     bad(format!(
-                        "unknown algorithm `{rest}`; use bfs, astar or gbfs"
+                        "unknown algorithm `{rest}`; use {}",
+                        safeplan_search::Algorithm::names()
                     ))
                 })?
             };

@@ -46,11 +46,10 @@ impl SearchPlanner {
         }
     }
 
-    /// Read the algorithm of a spec's suffix: `bfs`, `astar` or `gbfs`.
+    /// Read the algorithm of a spec's suffix, by the library's names
+    /// ([`Algorithm::from_name`]).
     pub fn algorithm(name: &str) -> Option<Algorithm> {
-        [Algorithm::Bfs, Algorithm::Astar, Algorithm::Gbfs]
-            .into_iter()
-            .find(|a| a.as_str().eq_ignore_ascii_case(name))
+        Algorithm::from_name(name)
     }
 }
 

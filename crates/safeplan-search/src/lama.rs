@@ -1,0 +1,128 @@
+//! LAMA's first iteration (Richter & Westphal 2010; Fast Downward's `lama-first`): lazy
+//! greedy best-first search with two heuristics, preferred operators and boosting.
+//!
+//! - **Lazy.** A state is evaluated when it is taken from a queue, not when it is generated;
+//!   its successors wait with the parent's estimates. On tasks with many successors per
+//!   state this saves most evaluations.
+//! - **Two heuristics, alternated.** h_FF and the landmark count (`crate::landmarks`) each
+//!   order a queue of every successor and a queue of *preferred* successors; the search takes
+//!   from the four queues in turn (the one taken from least, as Fast Downward's alternation
+//!   open list does). Each heuristic is good where the other is blind.
+//! - **Preferred operators.** A successor is preferred when its action is a helpful action
+//!   of h_FF (in the relaxed plan, applicable now) or makes a wanted landmark true.
+//! - **Boosting.** When either heuristic reaches a value lower than any before, the two
+//!   preferred queues get 1,000 turns ahead, so progress is followed while it lasts.
+//!
+//! Plans are measured in steps, as everywhere in this crate (LAMA's `one` cost type).
+//! Duplicates are not reopened; a state h_FF proves a dead end is dropped, which is sound,
+//! so an exhausted search is a proof that no plan exists. Every expansion checks the limits,
+//! so cancellation is seen within one expansion.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::heuristic::{Heuristic, INFINITE};
+use crate::landmarks::Landmarks;
+use crate::search::{Algorithm, Outcome, Run, SearchResult};
+
+/// Turns the preferred queues move ahead on progress (Fast Downward's `boost=1000`).
+const BOOST: i64 = 1000;
+
+/// Queues: h_FF, h_FF preferred, landmarks, landmarks preferred.
+const FF: usize = 0;
+const FF_PREFERRED: usize = 1;
+const LM: usize = 2;
+const LM_PREFERRED: usize = 3;
+
+type Queue = BinaryHeap<Reverse<(u32, u64, u32)>>;
+
+/// Search from `root` (already stored, not a goal) with LAMA's first iteration.
+pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
+    const ALGORITHM: Algorithm = Algorithm::Lama;
+    let layout = run.space.layout;
+    let mut ff = Heuristic::with_preferred(run.task);
+    let landmarks = Landmarks::new(run.task);
+    let lw = landmarks.words();
+    // The accepted landmarks of each stored state, `lw` words per state, by state id.
+    let mut accepted: Vec<u64> = Vec::new();
+    let mut closed: Vec<bool> = Vec::new();
+    let mut scratch = Vec::with_capacity(lw);
+    landmarks.advance(&vec![0; lw], run.space.state(root), &mut scratch);
+    accepted.extend_from_slice(&scratch);
+    closed.push(false);
+
+    let mut queues: [Queue; 4] = Default::default();
+    let mut turns = [0i64; 4];
+    let mut best = [INFINITE; 2];
+    let mut counter: u64 = 0;
+    queues[FF].push(Reverse((0, 0, root)));
+    let mut succ = Vec::new();
+    let mut preferred_ops: Vec<u32> = Vec::new();
+    loop {
+        let Some(q) = (0..4)
+            .filter(|&q| !queues[q].is_empty())
+            .min_by_key(|&q| (turns[q], q))
+        else {
+            return run.finish(Outcome::Unsolvable, ALGORITHM);
+        };
+        turns[q] += 1;
+        let Some(Reverse((_, _, id))) = queues[q].pop() else {
+            continue;
+        };
+        if closed[id as usize] {
+            continue;
+        }
+        closed[id as usize] = true;
+        if let Some(limit) = run.check_limits() {
+            return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
+        }
+        run.stats.evaluated += 1;
+        let bits = &run.space.state(id)[..layout.bits];
+        let h_ff = ff.evaluate(bits);
+        if h_ff == INFINITE {
+            run.stats.dead_ends += 1;
+            continue;
+        }
+        preferred_ops.clone_from(&ff.preferred);
+        preferred_ops.sort_unstable();
+        let at = id as usize * lw..(id as usize + 1) * lw;
+        let h_lm = landmarks.value(&accepted[at.clone()], run.space.state(id));
+        let mut progress = false;
+        for (b, h) in best.iter_mut().zip([h_ff, h_lm]) {
+            if h < *b {
+                *b = h;
+                progress = true;
+            }
+        }
+        if progress {
+            turns[FF_PREFERRED] -= BOOST;
+            turns[LM_PREFERRED] -= BOOST;
+        }
+        run.expand(id, &mut succ);
+        for &(op, nid, new) in &succ {
+            if !new {
+                continue;
+            }
+            let parent_accepted = &accepted[at.clone()];
+            landmarks.advance(parent_accepted, run.space.state(nid), &mut scratch);
+            let wanted = landmarks.achieves_wanted(
+                parent_accepted,
+                run.space.state(id),
+                run.space.state(nid),
+            );
+            accepted.extend_from_slice(&scratch);
+            closed.push(false);
+            if run.is_goal(run.space.state(nid)) {
+                let plan = run.space.plan(run.task, nid);
+                return run.finish(Outcome::Found { plan }, ALGORITHM);
+            }
+            counter += 1;
+            queues[FF].push(Reverse((h_ff, counter, nid)));
+            queues[LM].push(Reverse((h_lm, counter, nid)));
+            if wanted || preferred_ops.binary_search(&op).is_ok() {
+                queues[FF_PREFERRED].push(Reverse((h_ff, counter, nid)));
+                queues[LM_PREFERRED].push(Reverse((h_lm, counter, nid)));
+            }
+        }
+    }
+}
