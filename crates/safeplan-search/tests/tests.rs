@@ -5,6 +5,7 @@ mod brute;
 mod constrained;
 mod demo;
 mod ipc;
+mod numeric_rules;
 mod semantics;
 mod suite;
 
