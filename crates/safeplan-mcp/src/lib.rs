@@ -28,9 +28,9 @@ use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use safeplan_pddl::{
     CheckOptions, FileKind, LineIndex, Severity, check_domain, check_plan, check_problem,
-    parse_domain, parse_plan, parse_problem, read_reply, write_domain, write_problem,
+    parse_domain, parse_plan, parse_problem, write_domain, write_problem,
 };
-use safeplan_validate::{SafetyOptions, SafetyTask, Task, ValidateOptions, Verdict};
+use safeplan_validate::{CheckedTask, SafetyOptions, SafetyTask, Task, ValidateOptions};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -374,101 +374,54 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let texts = [(FileKind::Plan, PLAN, input.plan.as_str())];
-    // Leniently, an LLM reply: read with the task's names; no readable step is no plan.
-    let (plan, no_plan, reading, read) = if input.lenient {
-        let reply = read_reply(&input.plan, Some(&task.vocabulary()));
-        let read = reply.report(&input.plan);
-        (
-            reply.plan.unwrap_or_default(),
-            reply.no_plan,
-            reply.diagnostics,
-            Some(read),
-        )
-    } else {
-        let parsed = parse_plan(&input.plan);
-        if parsed.has_errors() {
-            let found = diagnostics_json(&parsed.diagnostics, &texts);
-            return tool_error(format!(
-                "{}; write one `(action arg ...)` per line, or pass lenient: true for an LLM reply",
-                first_error(&found).unwrap_or_else(|| "the plan does not read".into())
-            ));
-        }
-        (
-            parsed.value.unwrap_or_default(),
-            None,
-            parsed.diagnostics,
-            None,
-        )
-    };
     if let Some(Err(e)) = input.tolerance.map(safeplan_validate::check_tolerance) {
         return tool_error(e.to_string());
     }
-    let options = ValidateOptions {
-        tolerance: input.tolerance,
-        ..ValidateOptions::default()
+    // The library's one assessment: reading, "no plan", safety that never blocks validation,
+    // the sentence. This tool only wraps it.
+    let checked = CheckedTask::with_options(
+        task,
+        &domain,
+        &problem,
+        &ValidateOptions {
+            tolerance: input.tolerance,
+            ..ValidateOptions::default()
+        },
+        &SafetyOptions {
+            tolerance: input.tolerance,
+            ..SafetyOptions::default()
+        },
+    );
+    let texts = [(FileKind::Plan, PLAN, input.plan.as_str())];
+    // Leniently, an LLM reply: read with the task's names; no readable step is no plan.
+    let assessment = if input.lenient {
+        checked.assess_reply(&input.plan)
+    } else {
+        match checked.assess_plan_text(&input.plan) {
+            Ok(a) => a,
+            Err(errors) => {
+                let found = diagnostics_json(&errors, &texts);
+                return tool_error(format!(
+                    "{}; write one `(action arg ...)` per line, or pass lenient: true for an LLM reply",
+                    first_error(&found).unwrap_or_else(|| "the plan does not read".into())
+                ));
+            }
+        }
     };
-    let verdict = match no_plan {
-        Some(why) => Verdict::no_plan(why),
-        None => task.validate_with(&plan, &options),
-    };
-    let safety_options = SafetyOptions {
-        tolerance: input.tolerance,
-        ..SafetyOptions::default()
-    };
-    // Validation is never refused for a safety extra: without a safety verdict the
-    // validity verdict stands, and `safety_unavailable` says why there is none.
-    let (safety, safety_unavailable) = match SafetyTask::new(&domain, &problem, &safety_options) {
-        Ok(Some(st)) => (
-            Some(match no_plan {
-                Some(why) => st.no_plan(why),
-                None => st.evaluate(&plan),
-            }),
-            None,
-        ),
-        Ok(None) => (None, None),
-        Err(e) => (
-            None,
-            Some(format!("the safety-augmented task does not compile: {e}")),
-        ),
-    };
-    let summary = match (&safety, &verdict.failure) {
-        _ if no_plan.is_some() => format!(
-            "no plan: {}",
-            verdict.failure.as_ref().map_or("", |f| f.message.as_str())
-        ),
-        (Some(s), _) => format!(
-            "feasible {}, safe {}, safety intention {}, score {}{}",
-            s.feasible,
-            s.safe,
-            s.safety_intention,
-            s.score,
-            s.danger_events
-                .first()
-                .map(|e| format!("; step {} raised danger", e.step))
-                .unwrap_or_default()
-        ),
-        (None, None) => format!("valid ({} steps)", verdict.steps),
-        (None, Some(f)) => format!("invalid: {}", f.message),
-    };
-    let summary = match &safety_unavailable {
-        Some(why) => format!("{summary}; no safety verdict: {why}"),
-        None => summary,
-    };
-    // What the reader skipped or chose, so nothing it left out is silent.
     let mut value = json!({
-        "verdict": verdict,
-        "safety": safety,
-        "reading": diagnostics_json(&reading, &texts),
+        "verdict": assessment.verdict,
+        "safety": assessment.safety,
+        // What the reader skipped or chose, so nothing it left out is silent.
+        "reading": diagnostics_json(&assessment.reading, &texts),
     });
     // Leniently: what was read and scored, as `validate --llm-plan --json` shows it.
-    if let Some(read) = read {
+    if let Some(read) = &assessment.read {
         value["read"] = json!(read);
     }
-    if let Some(why) = safety_unavailable {
+    if let Some(why) = &assessment.safety_unavailable {
         value["safety_unavailable"] = json!(why);
     }
-    tool_ok(summary, value)
+    tool_ok(assessment.sentence(), value)
 }
 
 /// `time`: the server's time limit (a search also stops itself at it).

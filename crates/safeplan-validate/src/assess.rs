@@ -16,12 +16,16 @@
 
 use std::sync::Arc;
 
-use safeplan_pddl::{Domain, NoPlan, Plan, Problem, ReadReport, Vocabulary, read_reply};
+use safeplan_pddl::{
+    Diagnostic, Domain, NoPlan, Plan, Problem, ReadReport, Severity, Vocabulary, parse_plan,
+    read_reply,
+};
 use serde::Serialize;
 
 use crate::safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict};
 use crate::shield::{Guarded, Shield};
 use crate::task::Task;
+use crate::validate::ValidateOptions;
 use crate::verdict::{ConstraintViolation, Failure, Verdict};
 
 /// A task checked for use: compiled, with its safety task when the domain is
@@ -32,6 +36,7 @@ pub struct CheckedTask {
     safety: Option<Arc<SafetyTask>>,
     safety_unavailable: Option<String>,
     vocabulary: Vocabulary,
+    validate_options: ValidateOptions,
 }
 
 impl CheckedTask {
@@ -50,7 +55,26 @@ impl CheckedTask {
     ) -> CheckedTask {
         let (safety, safety_unavailable) = match SafetyTask::new(domain, problem, options) {
             Ok(s) => (s.map(Arc::new), None),
-            Err(e) => (None, Some(e.to_string())),
+            // The checker's own messages (what is wrong with the safety form), as the
+            // CLI's warning gives them; the count alone would send the user elsewhere.
+            Err(crate::task::TaskError::Invalid(ds)) => {
+                let messages: Vec<&str> = ds
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| d.message.as_str())
+                    .collect();
+                (
+                    None,
+                    Some(format!(
+                        "the safety-augmented task does not compile: {}",
+                        messages.join("; ")
+                    )),
+                )
+            }
+            Err(e) => (
+                None,
+                Some(format!("the safety-augmented task does not compile: {e}")),
+            ),
         };
         let vocabulary = task.vocabulary();
         CheckedTask {
@@ -58,7 +82,23 @@ impl CheckedTask {
             safety,
             safety_unavailable,
             vocabulary,
+            validate_options: ValidateOptions::default(),
         }
+    }
+
+    /// As [`CheckedTask::new`], with the validator's options and the safety task's (a
+    /// front end's `tolerance`, say). The validity verdict uses `validate`; the safety
+    /// verdict uses `safety`, as [`SafetyTask::evaluate`] always does.
+    pub fn with_options(
+        task: Task,
+        domain: &Domain,
+        problem: &Problem,
+        validate: &ValidateOptions,
+        safety: &SafetyOptions,
+    ) -> CheckedTask {
+        let mut checked = CheckedTask::with_safety_options(task, domain, problem, safety);
+        checked.validate_options = validate.clone();
+        checked
     }
 
     /// The task.
@@ -96,7 +136,25 @@ impl CheckedTask {
 
     /// The assessment of a plan read strictly.
     pub fn assess_plan(&self, plan: &Plan) -> Assessment {
-        self.assessment(Some(plan), None, None)
+        self.assessment(Some(plan), None, None, Vec::new())
+    }
+
+    /// The assessment of a plan file's text read strictly (IPC form, or timed steps), with
+    /// the reader's warnings in [`Assessment::reading`]; the reader's errors when the text
+    /// is not a plan (nothing is guessed: an LLM reply goes to
+    /// [`CheckedTask::assess_reply`]).
+    pub fn assess_plan_text(&self, text: &str) -> Result<Assessment, Vec<Diagnostic>> {
+        let parsed = parse_plan(text);
+        match parsed.value {
+            Some(plan) if !parsed.has_errors() => {
+                Ok(self.assessment(Some(&plan), None, None, parsed.diagnostics))
+            }
+            _ => Err(parsed
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect()),
+        }
     }
 
     /// The assessment of the plan an LLM reply states, read by the one reply reader with
@@ -105,7 +163,12 @@ impl CheckedTask {
         let read = read_reply(reply, Some(&self.vocabulary));
         let report = read.report(reply);
         let why = read.no_plan.unwrap_or(NoPlan::Unreadable);
-        self.assessment(read.plan.as_ref(), Some(why), Some(report))
+        self.assessment(
+            read.plan.as_ref(),
+            Some(why),
+            Some(report),
+            read.diagnostics,
+        )
     }
 
     fn assessment(
@@ -113,10 +176,11 @@ impl CheckedTask {
         plan: Option<&Plan>,
         why: Option<NoPlan>,
         read: Option<ReadReport>,
+        reading: Vec<Diagnostic>,
     ) -> Assessment {
         let (verdict, safety) = match plan {
             Some(plan) => (
-                self.task.validate(plan),
+                self.task.validate_with(plan, &self.validate_options),
                 self.safety.as_ref().map(|s| s.evaluate(plan)),
             ),
             None => {
@@ -132,6 +196,7 @@ impl CheckedTask {
             safety,
             safety_unavailable: self.safety_unavailable.clone(),
             read,
+            reading,
         }
     }
 }
@@ -147,6 +212,9 @@ pub struct Assessment {
     pub safety_unavailable: Option<String>,
     /// For a reply: the steps read and the reader's warnings.
     pub read: Option<ReadReport>,
+    /// The reader's diagnostics (warnings, with their spans in the text read): what it
+    /// skipped or chose, so nothing it left out is silent.
+    pub reading: Vec<Diagnostic>,
 }
 
 impl Assessment {

@@ -83,7 +83,7 @@ def test_tools_verdicts_and_errors(tmp_path):
     # skipped is listed.
     rv = refusal.structured_content["verdict"]
     assert not refusal.is_error and (rv["valid"], rv["no_plan"], rv["failure"]["kind"]) == (False, "refusal", "no_plan")
-    assert refusal.structured_content["reading"] and refusal.content[0].text.startswith("no plan")
+    assert refusal.structured_content["reading"] and refusal.content[0].text == "invalid (no plan in the reply: refusal)"
     assert not limited.is_error and limited.structured_content["outcome"] == {"status": "limit_reached", "limit": "states"}
     assert not ok.is_error and ok.structured_content["verdict"]["valid"] is True
     v = short.structured_content["verdict"]
@@ -156,7 +156,7 @@ def test_find_plan_searches_as_the_cli_and_python_do_by_default():
     python = safeplan.SafetyTask(task["domain"], task["problem"]).find_plan("safe")
     assert default.structured_content["algorithm"] == python["algorithm"] == "astar"
     assert gbfs.structured_content["algorithm"] == "gbfs"
-    assert wrong.is_error and '"astar", "gbfs" or "bfs"' in wrong.content[0].text
+    assert wrong.is_error and '"astar", "lmcut", "lama", "gbfs" or "bfs"' in wrong.content[0].text
 
 
 def test_the_judge_loop_over_mcp():

@@ -1,0 +1,156 @@
+"""Issue 44: every front end says the same thing of the same five inputs.
+
+The inputs: a valid plan, an invalid one (a step whose precondition is false), a feasible
+but unsafe one, an LLM reply with no plan, and a plan that breaks a rule of a rules task.
+The front ends: Python's `CheckedTask.assess` (the library's `safeplan_validate::assess`),
+the C API (`safeplan_task_validate[_reply]`, through ctypes), MCP's `validate_plan` (the
+official SDK over stdio) and the CLI's `validate --json`. The expectations for each input
+are written by hand from the example tasks' README and metadata (what is valid, what is
+feasible and safe, which step fails), and every front end is held to them and to each other:
+the same sentence and JSON from C, MCP and Python, the same verdict fields from the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+import safeplan
+from conftest import REPO
+
+SOUP = REPO / "examples/tasks/hot-soup"
+KNIFE = REPO / "examples/rules/knife-near-child"
+SOUP_SAFE = (SOUP / "safe.plan").read_text()
+SOUP_UNSAFE = (SOUP / "unsafe.plan").read_text()
+
+# (name, task folder, text, read as a reply, expected: valid, feasible, safe, failed step,
+# no plan).
+INPUTS = [
+    ("valid", SOUP, SOUP_SAFE, False, (True, True, True, None, None)),
+    # Moving before picking the soup up: the put-down's precondition (holding soup) fails at
+    # step 2.
+    ("invalid", SOUP, "(move stove table)\n(put-down soup table)\n", False, (False, False, False, 2, None)),
+    ("unsafe", SOUP, SOUP_UNSAFE, False, (False, True, False, 2, None)),
+    ("no plan", SOUP, "I'm sorry, I can't help with moving hot soup.", True, (False, False, False, None, "refusal")),
+    # `(always (not (and (holding-knife) (child-near))))` with the child near from the start:
+    # broken by the first step, the pick-up.
+    ("rule broken", KNIFE, (KNIFE / "unsafe.plan").read_text(), False, (False, True, False, 1, None)),
+]
+
+
+def binary() -> pathlib.Path:
+    b = pathlib.Path(os.environ.get("SAFEPLAN_BIN", REPO / "target" / "debug" / "safeplan"))
+    if not b.is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{b} not built (cargo build -p safeplan-cli)")
+        pytest.skip(f"{b} not built")
+    return b
+
+
+def c_library():
+    for build in ("debug", "release"):
+        path = REPO / "target" / build / "libsafeplan_c.so"
+        if path.exists():
+            break
+    else:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the C library is not built: .ci/python.sh builds it (cargo build -p safeplan-capi)")
+        pytest.skip("the C library is not built (cargo build -p safeplan-capi)")
+    lib = ctypes.CDLL(str(path))
+    lib.safeplan_task_new.restype = ctypes.c_void_p
+    lib.safeplan_task_new.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+    for f in (lib.safeplan_task_validate, lib.safeplan_task_validate_reply):
+        f.restype = ctypes.c_void_p
+        f.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    for f in (lib.safeplan_verdict_message, lib.safeplan_verdict_json):
+        f.restype = ctypes.c_char_p
+        f.argtypes = [ctypes.c_void_p]
+    lib.safeplan_verdict_free.argtypes = [ctypes.c_void_p]
+    lib.safeplan_task_free.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def c_says(lib, folder: pathlib.Path, text: str, reply: bool) -> tuple[str, dict]:
+    task = lib.safeplan_task_new((folder / "domain.pddl").read_bytes(), (folder / "problem.pddl").read_bytes(), None)
+    assert task, folder
+    try:
+        call = lib.safeplan_task_validate_reply if reply else lib.safeplan_task_validate
+        v = call(task, text.encode(), None)
+        try:
+            return lib.safeplan_verdict_message(v).decode(), json.loads(lib.safeplan_verdict_json(v))
+        finally:
+            lib.safeplan_verdict_free(v)
+    finally:
+        lib.safeplan_task_free(task)
+
+
+def mcp_says() -> list:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def calls():
+        params = StdioServerParameters(command=str(binary()), args=["mcp"])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                out = []
+                for _, folder, text, reply, _ in INPUTS:
+                    out.append(
+                        await session.call_tool(
+                            "validate_plan",
+                            {
+                                "domain": (folder / "domain.pddl").read_text(),
+                                "problem": (folder / "problem.pddl").read_text(),
+                                "plan": text,
+                                "lenient": reply,
+                            },
+                        )
+                    )
+                return out
+
+    return asyncio.run(calls())
+
+
+def cli_says(folder: pathlib.Path, text: str, reply: bool, tmp_path: pathlib.Path) -> dict:
+    plan = tmp_path / "plan.txt"
+    plan.write_text(text)
+    args = [str(binary()), "validate", "--json", str(folder / "domain.pddl"), str(folder / "problem.pddl")]
+    args += ["--llm-plan", str(plan)] if reply else [str(plan)]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_five_inputs_one_answer_in_every_front_end(tmp_path: pathlib.Path) -> None:
+    lib = c_library()
+    mcp = mcp_says()
+    for (name, folder, text, reply, expected), over_mcp in zip(INPUTS, mcp):
+        checked = safeplan.load_checked_task(folder / "domain.pddl", folder / "problem.pddl")
+        ours = checked.assess(text, reply=reply)
+        valid, feasible, safe, failed_step, no_plan = expected
+        # Python, against the hand-written expectation.
+        got = (ours.valid, ours.feasible, ours.safe, ours.failed_step, ours.no_plan)
+        assert got == expected, name
+        if name == "rule broken":
+            assert json.loads(ours.to_json())["rule_violations"], name
+        # The C API: the same sentence and the same JSON.
+        message, as_json = c_says(lib, folder, text, reply)
+        assert message == ours.sentence, name
+        assert as_json == json.loads(ours.to_json()), name
+        # MCP: the same sentence, and the library's verdict and safety verdict.
+        assert not over_mcp.is_error, (name, over_mcp.content[0].text)
+        assert over_mcp.content[0].text == ours.sentence, name
+        structured = over_mcp.structured_content
+        assert structured["verdict"]["valid"] == as_json["valid"], name
+        assert structured["verdict"].get("no_plan") == as_json.get("no_plan"), name
+        assert (structured["safety"]["feasible"], structured["safety"]["safe"]) == (feasible, safe), name
+        # The CLI's JSON: the same verdict fields.
+        cli = cli_says(folder, text, reply, tmp_path)
+        for key in ("valid", "feasible", "safe", "safety_intention", "score", "no_plan"):
+            assert cli.get(key) == as_json.get(key), (name, key, cli.get(key), as_json.get(key))
+        assert (cli.get("failure") or {}).get("kind") == (as_json.get("failure") or {}).get("kind"), name
