@@ -1,8 +1,9 @@
 //! Delete-relaxation heuristics: h_max (admissible, for A*) and h_FF (for greedy search).
 //!
 //! Each ground action becomes one relaxed action per effect group: the action's required
-//! atoms plus the group's, adding the group's atoms. Negative literals, disjunctions and
-//! numeric conditions are dropped, which only makes the relaxation easier, so h_max stays a
+//! atoms plus the group's, adding the group's atoms. An atom required false is a negated
+//! atom of its own (`crate::relaxed`), added by the actions that delete it, so negative goals
+//! guide the search too. Disjunctions and numeric conditions are dropped, which only makes the relaxation easier, so h_max stays a
 //! lower bound on the plan length (every atom's h_max is at most the first step at which a
 //! real plan makes it true). An atom unreachable in the relaxation is unreachable, so
 //! infinity is a proof that the goal cannot be reached from the state.
@@ -10,8 +11,8 @@
 //! The exploration is Dijkstra's with a bucket queue (costs are small integers) and
 //! precondition counters, as in Fast Downward.
 
-use crate::eval::test;
 use crate::ground::GroundTask;
+use crate::relaxed::RelaxedAtoms;
 
 /// Which relaxed estimate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +33,9 @@ struct RelaxedAction {
 /// A relaxed task and the buffers its exploration reuses.
 pub(crate) struct Heuristic {
     kind: Relaxation,
+    relaxed: RelaxedAtoms,
+    /// The relaxed atoms true in the state being evaluated.
+    true_now: Vec<u32>,
     actions: Vec<RelaxedAction>,
     /// Flattened preconditions and adds of `actions`.
     pres: Vec<u32>,
@@ -62,32 +66,41 @@ pub(crate) const INFINITE: u32 = u32::MAX;
 
 impl Heuristic {
     pub fn new(task: &GroundTask, kind: Relaxation) -> Heuristic {
+        let relaxed = RelaxedAtoms::new(task);
+        let n = relaxed.len();
         let mut h = Heuristic {
             kind,
+            goal: relaxed.goal(task),
+            relaxed,
+            true_now: Vec::new(),
             actions: Vec::new(),
             pres: Vec::new(),
             adds: Vec::new(),
-            pre_of: vec![Vec::new(); task.atoms.len()],
+            pre_of: vec![Vec::new(); n],
             no_pre: Vec::new(),
-            goal: task.goal.pos.clone(),
-            cost: vec![INFINITE; task.atoms.len()],
-            supporter: vec![u32::MAX; task.atoms.len()],
+            cost: vec![INFINITE; n],
+            supporter: vec![u32::MAX; n],
             unsat: Vec::new(),
             acc: Vec::new(),
             buckets: Vec::new(),
             marked_ops: vec![0; task.ops.len()],
             stamp: 0,
             stack: Vec::new(),
-            seen_atom: vec![0; task.atoms.len()],
+            seen_atom: vec![0; n],
             want_preferred: false,
             preferred: Vec::new(),
         };
+        let mut added = Vec::new();
         for (o, op) in task.ops.iter().enumerate() {
             for e in &op.effects {
-                if e.adds.is_empty() {
+                added.clear();
+                h.relaxed.added(&e.adds, &e.dels, &mut added);
+                if added.is_empty() {
                     continue;
                 }
-                let mut pre: Vec<u32> = op.pre.pos.iter().chain(&e.cond.pos).copied().collect();
+                let mut pre = Vec::new();
+                h.relaxed.required(&op.pre, &mut pre);
+                h.relaxed.required(&e.cond, &mut pre);
                 pre.sort_unstable();
                 pre.dedup();
                 let id = h.actions.len() as u32;
@@ -98,7 +111,7 @@ impl Heuristic {
                     h.no_pre.push(id);
                 }
                 let start = h.adds.len() as u32;
-                h.adds.extend_from_slice(&e.adds);
+                h.adds.extend_from_slice(&added);
                 h.actions.push(RelaxedAction {
                     pre: h.pres.len() as u32,
                     pre_count: pre.len() as u32,
@@ -143,12 +156,13 @@ impl Heuristic {
         for b in &mut self.buckets {
             b.clear();
         }
-        let n_atoms = self.cost.len() as u32;
-        for atom in 0..n_atoms {
-            if test(s, atom) {
-                self.push(atom, 0, u32::MAX);
-            }
+        let mut true_now = std::mem::take(&mut self.true_now);
+        true_now.clear();
+        self.relaxed.each_true(s, |a| true_now.push(a));
+        for &atom in &true_now {
+            self.push(atom, 0, u32::MAX);
         }
+        self.true_now = true_now;
         for i in 0..self.no_pre.len() {
             let a = self.no_pre[i];
             self.fire(a, 0);

@@ -22,15 +22,21 @@
 //! goal atom or necessarily before a landmark not yet accepted. It is not admissible and is
 //! meant for greedy search, beside h_FF (`crate::lama`).
 
-use crate::eval::test;
+use crate::eval::set;
 use crate::ground::GroundTask;
+use crate::relaxed::RelaxedAtoms;
 
 const NONE: u32 = u32::MAX;
 
 /// The goal's fact landmarks of a grounded task, with their orders.
 pub(crate) struct Landmarks {
-    /// The landmark atoms.
+    /// The relaxation's atoms (an atom required false has a negated atom of its own, so
+    /// "this atom false" can be a landmark too: snake's goal is all such).
+    relaxed: RelaxedAtoms,
+    /// The landmark atoms (relaxed atoms).
     atoms: Vec<u32>,
+    /// Per atom: its landmark number, or `NONE`.
+    number: Vec<u32>,
     /// Per landmark: whether it is a goal atom.
     goal: Vec<bool>,
     /// Per landmark: the landmarks it is necessarily before.
@@ -41,17 +47,20 @@ pub(crate) struct Landmarks {
 
 /// The relaxed actions: one per effect group that adds atoms, its required atoms being the
 /// action's and the group's.
-fn relaxed_actions(task: &GroundTask) -> Vec<(Vec<u32>, Vec<u32>)> {
+fn relaxed_actions(task: &GroundTask, relaxed: &RelaxedAtoms) -> Vec<(Vec<u32>, Vec<u32>)> {
     let mut out = Vec::new();
     for op in &task.ops {
         for e in &op.effects {
-            if e.adds.is_empty() {
+            let mut adds = Vec::new();
+            relaxed.added(&e.adds, &e.dels, &mut adds);
+            if adds.is_empty() {
                 continue;
             }
-            let mut pre: Vec<u32> = op.pre.pos.iter().chain(&e.cond.pos).copied().collect();
+            let mut pre = Vec::new();
+            relaxed.required(&op.pre, &mut pre);
+            relaxed.required(&e.cond, &mut pre);
             pre.sort_unstable();
             pre.dedup();
-            let mut adds = e.adds.clone();
             adds.sort_unstable();
             adds.dedup();
             out.push((pre, adds));
@@ -96,12 +105,16 @@ impl Landmarks {
     /// The landmarks of `task`'s goal from its initial state. When the relaxation cannot
     /// reach the goal there are none (h_FF proves the dead end).
     pub fn new(task: &GroundTask) -> Landmarks {
-        let n = task.atoms.len();
-        let actions = relaxed_actions(task);
-        let mut label: Vec<Option<Vec<u32>>> = vec![None; n];
+        let relaxed = RelaxedAtoms::new(task);
+        let n = relaxed.len();
+        let actions = relaxed_actions(task, &relaxed);
+        let mut init_bits = vec![0u64; task.atoms.len().div_ceil(64).max(1)];
         for &a in &task.init {
-            label[a as usize] = Some(vec![a]);
+            set(&mut init_bits, a, true);
         }
+        let mut label: Vec<Option<Vec<u32>>> = vec![None; n];
+        relaxed.each_true(&init_bits, |a| label[a as usize] = Some(vec![a]));
+        let goal_atoms = relaxed.goal(task);
         // Label propagation to a fixpoint. Labels only shrink once set, so it terminates;
         // a few passes suffice in practice.
         let mut via = Vec::new();
@@ -138,9 +151,9 @@ impl Landmarks {
             }
         }
         let mut atoms: Vec<u32> = Vec::new();
-        let reachable = task.goal.pos.iter().all(|&g| label[g as usize].is_some());
+        let reachable = goal_atoms.iter().all(|&g| label[g as usize].is_some());
         if reachable {
-            for &g in &task.goal.pos {
+            for &g in &goal_atoms {
                 if let Some(l) = &label[g as usize] {
                     atoms.extend_from_slice(l);
                 }
@@ -154,7 +167,7 @@ impl Landmarks {
         }
         let goal = atoms
             .iter()
-            .map(|a| task.goal.pos.binary_search(a).is_ok())
+            .map(|a| goal_atoms.binary_search(a).is_ok())
             .collect();
         // Necessary orders: p before q when every reachable relaxed action adding q needs p.
         let mut common: Vec<Option<Vec<u32>>> = vec![None; atoms.len()];
@@ -176,7 +189,7 @@ impl Landmarks {
         let mut necessary_for = vec![Vec::new(); atoms.len()];
         let initially: Vec<bool> = atoms
             .iter()
-            .map(|&a| task.init.binary_search(&a).is_ok() || task.init.contains(&a))
+            .map(|&a| relaxed.holds(&init_bits, a))
             .collect();
         for (lq, c) in common.iter().enumerate() {
             if initially[lq] {
@@ -191,7 +204,9 @@ impl Landmarks {
         }
         let words = atoms.len().div_ceil(64).max(1);
         Landmarks {
+            relaxed,
             atoms,
+            number,
             goal,
             necessary_for,
             words,
@@ -209,7 +224,7 @@ impl Landmarks {
         out.clear();
         out.extend_from_slice(before);
         for (i, &a) in self.atoms.iter().enumerate() {
-            if test(s, a) {
+            if self.relaxed.holds(s, a) {
                 out[i / 64] |= 1u64 << (i % 64);
             }
         }
@@ -223,7 +238,7 @@ impl Landmarks {
     /// Whether an accepted landmark is required again in `s`: false now, and a goal atom or
     /// necessarily before a landmark not yet accepted.
     fn required_again(&self, accepted: &[u64], s: &[u64], i: usize) -> bool {
-        !test(s, self.atoms[i])
+        !self.relaxed.holds(s, self.atoms[i])
             && (self.goal[i]
                 || self.necessary_for[i]
                     .iter()
@@ -241,15 +256,33 @@ impl Landmarks {
         h
     }
 
-    /// Whether the step from `s` (accepted set `accepted`) to `next` makes true a landmark
-    /// that is still wanted (not accepted, or required again): LAMA's preferred operators
-    /// for the landmark heuristic.
-    pub fn achieves_wanted(&self, accepted: &[u64], s: &[u64], next: &[u64]) -> bool {
-        (0..self.atoms.len()).any(|i| {
-            let a = self.atoms[i];
-            test(next, a)
-                && !test(s, a)
-                && (!Landmarks::accepted(accepted, i) || self.required_again(accepted, s, i))
+    /// Per action: the relaxed atoms it adds whatever the state (its unconditional effects'
+    /// adds, and the negated atoms of their deletes), for [`Landmarks::achieves_wanted`].
+    pub fn unconditional_adds(&self, task: &GroundTask) -> Vec<Vec<u32>> {
+        task.ops
+            .iter()
+            .map(|op| {
+                let mut out = Vec::new();
+                for e in &op.effects {
+                    if e.cond.pos.is_empty() && e.cond.neg.is_empty() && e.cond.rest.is_none() {
+                        self.relaxed.added(&e.adds, &e.dels, &mut out);
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+
+    /// Whether an action adding `adds` in state `s` (accepted set `accepted`) makes true a
+    /// landmark that is still wanted (not accepted, or required again): LAMA's preferred
+    /// operators for the landmark heuristic.
+    pub fn achieves_wanted(&self, accepted: &[u64], s: &[u64], adds: &[u32]) -> bool {
+        adds.iter().any(|&a| {
+            let i = self.number.get(a as usize).copied().unwrap_or(NONE);
+            i != NONE
+                && !self.relaxed.holds(s, a)
+                && (!Landmarks::accepted(accepted, i as usize)
+                    || self.required_again(accepted, s, i as usize))
         })
     }
 }

@@ -78,6 +78,7 @@ mod lama;
 mod landmarks;
 mod lmcut;
 mod planner;
+mod relaxed;
 mod rules;
 mod search;
 

@@ -10,7 +10,8 @@
 //! cut, until h_max of the goal is 0.
 //!
 //! Each ground action is one relaxed action whose preconditions are its required atoms and
-//! whose adds are all its effects' adds, conditions dropped. Dropping a condition or a
+//! whose adds are all its effects' adds, conditions dropped; an atom required false is a
+//! negated atom, added by the actions that delete it (`crate::relaxed`). Dropping a condition or a
 //! negative, disjunctive or numeric precondition only makes the relaxation easier, and one
 //! relaxed action per ground action means an action's cost is counted once however many of
 //! its effects a plan uses, so the estimate stays a lower bound on the plan length (every
@@ -20,9 +21,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::eval::test;
 use crate::ground::GroundTask;
 use crate::heuristic::INFINITE;
+use crate::relaxed::RelaxedAtoms;
 
 const NONE: u32 = u32::MAX;
 
@@ -42,6 +43,9 @@ enum Zone {
 
 /// LM-cut for one grounded task, with the buffers its rounds reuse.
 pub(crate) struct LmCut {
+    relaxed: RelaxedAtoms,
+    /// The relaxed atoms true in the state being evaluated.
+    true_now: Vec<u32>,
     ops: Vec<RelaxedOp>,
     /// Per atom: the relaxed actions it is a precondition of.
     pre_of: Vec<Vec<u32>>,
@@ -64,22 +68,23 @@ pub(crate) struct LmCut {
 
 impl LmCut {
     pub fn new(task: &GroundTask) -> LmCut {
-        let n = task.atoms.len() as u32;
+        let relaxed = RelaxedAtoms::new(task);
+        let n = relaxed.len() as u32;
         let (truth, goal) = (n, n + 1);
         let atoms = n as usize + 2;
         let mut ops = Vec::new();
         for op in &task.ops {
-            let mut adds: Vec<u32> = op
-                .effects
-                .iter()
-                .flat_map(|e| e.adds.iter().copied())
-                .collect();
+            let mut adds = Vec::new();
+            for e in &op.effects {
+                relaxed.added(&e.adds, &e.dels, &mut adds);
+            }
             adds.sort_unstable();
             adds.dedup();
             if adds.is_empty() {
                 continue;
             }
-            let mut pre = op.pre.pos.clone();
+            let mut pre = Vec::new();
+            relaxed.required(&op.pre, &mut pre);
             pre.sort_unstable();
             pre.dedup();
             if pre.is_empty() {
@@ -87,9 +92,7 @@ impl LmCut {
             }
             ops.push(RelaxedOp { pre, adds, base: 1 });
         }
-        let mut goal_pre = task.goal.pos.clone();
-        goal_pre.sort_unstable();
-        goal_pre.dedup();
+        let mut goal_pre = relaxed.goal(task);
         if goal_pre.is_empty() {
             goal_pre.push(truth);
         }
@@ -110,6 +113,8 @@ impl LmCut {
         }
         let m = ops.len();
         LmCut {
+            relaxed,
+            true_now: Vec::new(),
             ops,
             pre_of,
             added_by,
@@ -144,11 +149,13 @@ impl LmCut {
             self.unsat[i] = op.pre.len() as u32;
         }
         self.heap.clear();
-        for atom in 0..self.truth {
-            if test(s, atom) {
-                self.reach(atom, 0);
-            }
+        let mut true_now = std::mem::take(&mut self.true_now);
+        true_now.clear();
+        self.relaxed.each_true(s, |a| true_now.push(a));
+        for &atom in &true_now {
+            self.reach(atom, 0);
         }
+        self.true_now = true_now;
         self.reach(self.truth, 0);
         while let Some(Reverse((value, atom))) = self.heap.pop() {
             if value != self.hmax[atom as usize] {
@@ -201,9 +208,10 @@ impl LmCut {
             // The cut: forward from the state without entering the goal zone.
             self.cut.clear();
             self.stack.clear();
-            for atom in 0..=self.truth {
-                if (atom == self.truth || test(s, atom)) && self.zone[atom as usize] == Zone::Unseen
-                {
+            // `true_now` still holds the state's atoms (from `compute_hmax`).
+            for k in 0..=self.true_now.len() {
+                let atom = self.true_now.get(k).copied().unwrap_or(self.truth);
+                if self.zone[atom as usize] == Zone::Unseen {
                     self.zone[atom as usize] = Zone::BeforeGoal;
                     self.stack.push(atom);
                 }
@@ -304,5 +312,24 @@ mod tests {
             h.evaluate(&vec![0u64; Layout::new(&task).bits.max(1)]),
             INFINITE
         );
+    }
+
+    /// A goal that atoms be false (snake's whole goal) is seen by every relaxed estimate:
+    /// two atoms to clear by two actions, so h_FF and LM-cut are 2 and h_max is 1 (before
+    /// negated atoms, all three were 0 and the search was blind). Computed by hand.
+    #[test]
+    fn negative_goals_are_seen_by_every_relaxed_estimate() {
+        let task = ground(
+            "(define (domain d) (:requirements :negative-preconditions) (:predicates (p) (q))
+               (:action clear-p :parameters () :precondition (and) :effect (not (p)))
+               (:action clear-q :parameters () :precondition (and) :effect (not (q))))",
+            "(define (problem x) (:domain d) (:init (p) (q)) (:goal (and (not (p)) (not (q)))))",
+        );
+        let s = initial(&task);
+        assert_eq!(LmCut::new(&task).evaluate(&s), 2);
+        assert_eq!(Heuristic::new(&task, Relaxation::Ff).evaluate(&s), 2);
+        assert_eq!(Heuristic::new(&task, Relaxation::Max).evaluate(&s), 1);
+        let none = vec![0u64; s.len()];
+        assert_eq!(LmCut::new(&task).evaluate(&none), 0);
     }
 }

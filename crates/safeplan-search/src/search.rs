@@ -370,6 +370,8 @@ pub(crate) struct Run<'a> {
     succ: Successors,
     scratch: Scratch,
     next: Vec<u64>,
+    /// The state being expanded (a copy: the arena grows while its successors are stored).
+    here: Vec<u64>,
     ops: Vec<u32>,
 }
 
@@ -454,51 +456,69 @@ impl<'a> Run<'a> {
         None
     }
 
-    /// Generate the successors of node `id` into `self.ops` / `out` as (op, new id, new).
+    /// Generate the successors of node `id` into `out` as (op, new id, new).
     pub(crate) fn expand(&mut self, id: u32, out: &mut Vec<(u32, u32, bool)>) {
         out.clear();
         self.stats.expanded += 1;
+        let mut ops = std::mem::take(&mut self.ops);
+        self.applicable(id, &mut ops);
+        for &o in &ops {
+            if let Some((nid, new)) = self.generate(id, o) {
+                out.push((o, nid, new));
+            }
+        }
+        self.ops = ops;
+    }
+
+    /// The actions applicable in node `id`'s state, in increasing id order.
+    pub(crate) fn applicable(&mut self, id: u32, out: &mut Vec<u32>) {
         let layout = self.space.layout;
-        let mut s = std::mem::take(&mut self.next);
+        let s = &self.space.arena[id as usize * layout.words..(id as usize + 1) * layout.words];
+        self.succ.applicable(self.task, s, layout, out);
+    }
+
+    /// Apply action `o` (applicable) in node `id`'s state and store the result: `(its id,
+    /// whether it is new)`, or `None` when the step is not taken (a numeric error, the
+    /// goal's bound pruned it, or it would break a hard constraint).
+    pub(crate) fn generate(&mut self, id: u32, o: u32) -> Option<(u32, bool)> {
+        let layout = self.space.layout;
+        let depth = self.space.depth[id as usize] + 1;
+        let mut s = std::mem::take(&mut self.here);
         s.clear();
         s.extend_from_slice(self.space.state(id));
-        self.succ.applicable(self.task, &s, layout, &mut self.ops);
-        let depth = self.space.depth[id as usize] + 1;
-        for i in 0..self.ops.len() {
-            let o = self.ops[i];
-            if !eval::apply(
-                self.task,
-                &self.task.ops[o as usize],
-                &s,
-                layout,
-                &mut self.next,
-                &mut self.scratch,
-            ) {
-                continue;
-            }
-            self.stats.generated += 1;
-            if let Verdict::Prune = self.bound_state() {
-                self.stats.dead_ends += 1;
-                continue;
-            }
-            // A step whose state would break a hard constraint is not taken (unless the
-            // search looks for one that does).
-            if !self.task.rules.step(
-                self.goal.rules,
-                &mut self.next,
-                layout,
-                u64::from(depth),
-                self.task.slack,
-            ) {
-                self.stats.dead_ends += 1;
-                continue;
-            }
-            let next = std::mem::take(&mut self.next);
-            let (nid, new) = self.space.insert(&next, id, o, depth);
-            self.next = next;
-            out.push((o, nid, new));
+        let applied = eval::apply(
+            self.task,
+            &self.task.ops[o as usize],
+            &s,
+            layout,
+            &mut self.next,
+            &mut self.scratch,
+        );
+        self.here = s;
+        if !applied {
+            return None;
         }
-        self.next = s;
+        self.stats.generated += 1;
+        if let Verdict::Prune = self.bound_state() {
+            self.stats.dead_ends += 1;
+            return None;
+        }
+        // A step whose state would break a hard constraint is not taken (unless the
+        // search looks for one that does).
+        if !self.task.rules.step(
+            self.goal.rules,
+            &mut self.next,
+            layout,
+            u64::from(depth),
+            self.task.slack,
+        ) {
+            self.stats.dead_ends += 1;
+            return None;
+        }
+        let next = std::mem::take(&mut self.next);
+        let (nid, new) = self.space.insert(&next, id, o, depth);
+        self.next = next;
+        Some((nid, new))
     }
 
     pub(crate) fn finish(mut self, outcome: Outcome, algorithm: Algorithm) -> SearchResult {
@@ -530,6 +550,7 @@ pub(crate) fn search(
         succ: Successors::new(task),
         scratch: Scratch::default(),
         next: Vec::with_capacity(layout.words),
+        here: Vec::with_capacity(layout.words),
         ops: Vec::new(),
     };
     let mut init = vec![0u64; layout.words];

@@ -1,0 +1,104 @@
+//! The atoms of the delete relaxation, negative conditions included.
+//!
+//! The delete relaxation only sees what must be true, so a goal or precondition that an atom
+//! be *false* (`(not (ispoint p))`, all of snake's goal) would be invisible to every
+//! heuristic built on it: h_FF would be 0 everywhere and the search blind. As Fast
+//! Downward's translator does, each atom that appears negatively in the goal, a
+//! precondition or an effect's condition gets a *negated atom*, true in a state where the
+//! atom is false and added by every action that deletes the atom. The compiled task has
+//! exactly the real task's plans, so its delete relaxation is still a relaxation: h_max and
+//! LM-cut stay admissible and landmarks stay landmarks.
+
+use crate::eval::test;
+use crate::ground::{GroundTask, Pre};
+
+const NONE: u32 = u32::MAX;
+
+/// The relaxation's atoms: the task's, then one negated atom per atom that is ever
+/// required false.
+pub(crate) struct RelaxedAtoms {
+    /// The task's atoms.
+    real: u32,
+    /// Per task atom: its negated atom, or `NONE`.
+    negated: Vec<u32>,
+    /// Per negated atom (from `real` on): its task atom.
+    of: Vec<u32>,
+}
+
+impl RelaxedAtoms {
+    pub fn new(task: &GroundTask) -> RelaxedAtoms {
+        let real = task.atoms.len() as u32;
+        let mut negated = vec![NONE; task.atoms.len()];
+        let mut of = Vec::new();
+        let mut note = |a: u32| {
+            if let Some(slot) = negated.get_mut(a as usize)
+                && *slot == NONE
+            {
+                *slot = real + of.len() as u32;
+                of.push(a);
+            }
+        };
+        task.goal.neg.iter().for_each(|&a| note(a));
+        for op in &task.ops {
+            op.pre.neg.iter().for_each(|&a| note(a));
+            for e in &op.effects {
+                e.cond.neg.iter().for_each(|&a| note(a));
+            }
+        }
+        RelaxedAtoms { real, negated, of }
+    }
+
+    /// How many atoms the relaxation has.
+    pub fn len(&self) -> usize {
+        self.real as usize + self.of.len()
+    }
+
+    /// The relaxed atoms a condition requires: its atoms, and the negated atoms of those it
+    /// requires false.
+    pub fn required(&self, pre: &Pre, out: &mut Vec<u32>) {
+        out.extend_from_slice(&pre.pos);
+        out.extend(pre.neg.iter().map(|&a| self.negated[a as usize]));
+    }
+
+    /// The relaxed atoms an effect adds: its adds, and the negated atoms of its deletes.
+    pub fn added(&self, adds: &[u32], dels: &[u32], out: &mut Vec<u32>) {
+        out.extend_from_slice(adds);
+        out.extend(
+            dels.iter()
+                .map(|&a| self.negated[a as usize])
+                .filter(|&n| n != NONE),
+        );
+    }
+
+    /// Whether relaxed atom `atom` holds in the state with atom bits `s`.
+    pub fn holds(&self, s: &[u64], atom: u32) -> bool {
+        if atom < self.real {
+            test(s, atom)
+        } else {
+            !test(s, self.of[(atom - self.real) as usize])
+        }
+    }
+
+    /// Every relaxed atom that holds in `s`.
+    pub fn each_true(&self, s: &[u64], mut f: impl FnMut(u32)) {
+        for atom in 0..self.real {
+            if test(s, atom) {
+                f(atom);
+            }
+        }
+        for (k, &a) in self.of.iter().enumerate() {
+            if !test(s, a) {
+                f(self.real + k as u32);
+            }
+        }
+    }
+
+    /// The relaxed goal atoms.
+    pub fn goal(&self, task: &GroundTask) -> Vec<u32> {
+        let mut g = Vec::new();
+        self.required(&task.goal, &mut g);
+        g.sort_unstable();
+        g.dedup();
+        g
+    }
+}
