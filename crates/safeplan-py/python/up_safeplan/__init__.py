@@ -1,5 +1,13 @@
-"""safeplan as a unified-planning engine: ``PlanValidator(name="safeplan")`` and
-``OneshotPlanner(name="safeplan")``.
+"""safeplan as unified-planning engines: ``OneshotPlanner(name="safeplan")`` and
+``PlanValidator(name="safeplan")`` for sequential problems, and
+``PlanValidator(name="safeplan-validator")`` for temporal ones too.
+
+UP gives one ``supported_kind`` per engine and checks it for every operation the engine
+offers, so an engine that both plans and validates may declare only what it can do for
+both. safeplan validates temporal plans but plans sequentially only; so ``safeplan``
+(validator and one-shot planner) declares exactly what ``solve`` supports, and
+``safeplan-validator`` (validator only) adds durative actions. ``PlanValidator(
+problem_kind=problem.kind)`` finds the right one.
 
 The engine writes the UP problem and plan as PDDL (UP's own ``PDDLWriter``) and validates
 them with :class:`safeplan.Task` — the same verdicts as the ``safeplan`` CLI, at its speed.
@@ -47,7 +55,7 @@ from unified_planning.model import ProblemKind
 
 import safeplan
 
-__all__ = ["SafeplanEngine", "register"]
+__all__ = ["SafeplanEngine", "SafeplanValidator", "register"]
 
 _CREDITS = Credits(
     "safeplan",
@@ -60,83 +68,78 @@ _CREDITS = Credits(
 )
 
 
-class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
-    """A UP plan validator and one-shot planner backed by :class:`safeplan.Task`."""
+def _planning_kind() -> ProblemKind:
+    """What ``solve`` supports (and validation too): sequential problems."""
+    kind = ProblemKind(version=2)
+    kind.set_problem_class("ACTION_BASED")
+    kind.set_problem_type("SIMPLE_NUMERIC_PLANNING")
+    kind.set_problem_type("GENERAL_NUMERIC_PLANNING")
+    kind.set_typing("FLAT_TYPING")
+    kind.set_typing("HIERARCHICAL_TYPING")
+    kind.set_conditions_kind("NEGATIVE_CONDITIONS")
+    kind.set_conditions_kind("DISJUNCTIVE_CONDITIONS")
+    kind.set_conditions_kind("EQUALITIES")
+    kind.set_conditions_kind("EXISTENTIAL_CONDITIONS")
+    kind.set_conditions_kind("UNIVERSAL_CONDITIONS")
+    kind.set_effects_kind("CONDITIONAL_EFFECTS")
+    kind.set_effects_kind("INCREASE_EFFECTS")
+    kind.set_effects_kind("DECREASE_EFFECTS")
+    kind.set_effects_kind("STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS")
+    kind.set_effects_kind("FLUENTS_IN_NUMERIC_ASSIGNMENTS")
+    kind.set_fluents_type("INT_FLUENTS")
+    kind.set_fluents_type("REAL_FLUENTS")
+    kind.set_numbers("BOUNDED_TYPES")
+    # PDDL3 trajectory constraints (UP expresses always, sometime, sometime-before,
+    # sometime-after and at-most-once), checked state by state as VAL checks them, and kept
+    # by the planner's search.
+    kind.set_constraints_kind("STATE_INVARIANTS")
+    kind.set_constraints_kind("TRAJECTORY_CONSTRAINTS")
+    kind.set_quality_metrics("PLAN_LENGTH")
+    kind.set_quality_metrics("ACTIONS_COST")
+    # Action costs are written as `(increase (total-cost) e)`: any numeric expression.
+    kind.set_actions_cost_kind("INT_NUMBERS_IN_ACTIONS_COST")
+    kind.set_actions_cost_kind("REAL_NUMBERS_IN_ACTIONS_COST")
+    kind.set_actions_cost_kind("STATIC_FLUENTS_IN_ACTIONS_COST")
+    kind.set_actions_cost_kind("FLUENTS_IN_ACTIONS_COST")
+    kind.set_quality_metrics("FINAL_VALUE")
+    return kind
 
-    def __init__(self, **options: object) -> None:
-        Engine.__init__(self)
-        PlanValidatorMixin.__init__(self)
-        OneshotPlannerMixin.__init__(self)
+
+def _validation_kind() -> ProblemKind:
+    """What validation supports: sequential problems, and temporal ones (durative actions,
+    as VAL runs them)."""
+    kind = _planning_kind()
+    kind.set_time("CONTINUOUS_TIME")
+    kind.set_time("DURATION_INEQUALITIES")
+    kind.set_time("SELF_OVERLAPPING")
+    kind.set_expression_duration("STATIC_FLUENTS_IN_DURATIONS")
+    kind.set_expression_duration("FLUENTS_IN_DURATIONS")
+    kind.set_expression_duration("INT_TYPE_DURATIONS")
+    kind.set_expression_duration("REAL_TYPE_DURATIONS")
+    return kind
+
+
+class _Validating:
+    """The validation both engines share: the UP problem and plan written as PDDL and
+    judged by :class:`safeplan.Task`."""
+
+    _tolerance: Optional[float] = None
+
+    def _take_options(self, options: "dict[str, object]") -> None:
         tolerance = options.pop("tolerance", None)
         if options:
             raise up.exceptions.UPUsageError(
                 f"the safeplan engine takes only the option `tolerance`, got {sorted(options)}"
             )
-        self._tolerance: Optional[float] = None
         if tolerance is not None:
             try:
                 self._tolerance = safeplan.check_tolerance(tolerance)
             except (TypeError, ValueError) as e:
                 raise up.exceptions.UPUsageError(str(e)) from None
 
-    @property
-    def name(self) -> str:
-        return "safeplan"
-
     @staticmethod
     def get_credits(**kwargs: object) -> Optional[Credits]:
         return _CREDITS
-
-    @staticmethod
-    def supported_kind() -> ProblemKind:
-        kind = ProblemKind(version=2)
-        kind.set_problem_class("ACTION_BASED")
-        kind.set_problem_type("SIMPLE_NUMERIC_PLANNING")
-        kind.set_problem_type("GENERAL_NUMERIC_PLANNING")
-        kind.set_typing("FLAT_TYPING")
-        kind.set_typing("HIERARCHICAL_TYPING")
-        kind.set_conditions_kind("NEGATIVE_CONDITIONS")
-        kind.set_conditions_kind("DISJUNCTIVE_CONDITIONS")
-        kind.set_conditions_kind("EQUALITIES")
-        kind.set_conditions_kind("EXISTENTIAL_CONDITIONS")
-        kind.set_conditions_kind("UNIVERSAL_CONDITIONS")
-        kind.set_effects_kind("CONDITIONAL_EFFECTS")
-        kind.set_effects_kind("INCREASE_EFFECTS")
-        kind.set_effects_kind("DECREASE_EFFECTS")
-        kind.set_effects_kind("STATIC_FLUENTS_IN_NUMERIC_ASSIGNMENTS")
-        kind.set_effects_kind("FLUENTS_IN_NUMERIC_ASSIGNMENTS")
-        kind.set_fluents_type("INT_FLUENTS")
-        kind.set_fluents_type("REAL_FLUENTS")
-        kind.set_numbers("BOUNDED_TYPES")
-        # PDDL3 trajectory constraints (UP expresses always, sometime, sometime-before,
-        # sometime-after and at-most-once), checked state by state as VAL checks them.
-        kind.set_constraints_kind("STATE_INVARIANTS")
-        kind.set_constraints_kind("TRAJECTORY_CONSTRAINTS")
-        kind.set_quality_metrics("PLAN_LENGTH")
-        kind.set_quality_metrics("ACTIONS_COST")
-        # Action costs are written as `(increase (total-cost) e)`: any numeric expression.
-        kind.set_actions_cost_kind("INT_NUMBERS_IN_ACTIONS_COST")
-        kind.set_actions_cost_kind("REAL_NUMBERS_IN_ACTIONS_COST")
-        kind.set_actions_cost_kind("STATIC_FLUENTS_IN_ACTIONS_COST")
-        kind.set_actions_cost_kind("FLUENTS_IN_ACTIONS_COST")
-        kind.set_quality_metrics("FINAL_VALUE")
-        # Validation of temporal plans (durative actions, as VAL runs them).
-        kind.set_time("CONTINUOUS_TIME")
-        kind.set_time("DURATION_INEQUALITIES")
-        kind.set_time("SELF_OVERLAPPING")
-        kind.set_expression_duration("STATIC_FLUENTS_IN_DURATIONS")
-        kind.set_expression_duration("FLUENTS_IN_DURATIONS")
-        kind.set_expression_duration("INT_TYPE_DURATIONS")
-        kind.set_expression_duration("REAL_TYPE_DURATIONS")
-        return kind
-
-    @staticmethod
-    def supports(problem_kind: ProblemKind) -> bool:
-        return problem_kind <= SafeplanEngine.supported_kind()
-
-    @staticmethod
-    def satisfies(optimality_guarantee: "up.engines.OptimalityGuarantee") -> bool:
-        return optimality_guarantee == up.engines.OptimalityGuarantee.SATISFICING
 
     @staticmethod
     def supports_plan(plan_kind: "up.plans.PlanKind") -> bool:
@@ -191,6 +194,33 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
             inapplicable_action=inapplicable,
         )
 
+
+
+class SafeplanEngine(_Validating, PlanValidatorMixin, OneshotPlannerMixin, Engine):
+    """A UP one-shot planner and plan validator for sequential problems, backed by
+    :class:`safeplan.Task`: it declares exactly what ``solve`` supports."""
+
+    def __init__(self, **options: object) -> None:
+        Engine.__init__(self)
+        PlanValidatorMixin.__init__(self)
+        OneshotPlannerMixin.__init__(self)
+        self._take_options(options)
+
+    @property
+    def name(self) -> str:
+        return "safeplan"
+
+    @staticmethod
+    def supported_kind() -> ProblemKind:
+        return _planning_kind()
+
+    @staticmethod
+    def supports(problem_kind: ProblemKind) -> bool:
+        return problem_kind <= _planning_kind()
+
+    @staticmethod
+    def satisfies(optimality_guarantee: "up.engines.OptimalityGuarantee") -> bool:
+        return optimality_guarantee == up.engines.OptimalityGuarantee.SATISFICING
 
     def _solve(
         self,
@@ -250,6 +280,30 @@ class SafeplanEngine(PlanValidatorMixin, OneshotPlannerMixin, Engine):
         return PlanGenerationResult(status, None, self.name, metrics=info)
 
 
+
+
+class SafeplanValidator(_Validating, PlanValidatorMixin, Engine):
+    """A UP plan validator for sequential and temporal problems (durative actions, checked
+    as VAL checks them), backed by :class:`safeplan.Task`."""
+
+    def __init__(self, **options: object) -> None:
+        Engine.__init__(self)
+        PlanValidatorMixin.__init__(self)
+        self._take_options(options)
+
+    @property
+    def name(self) -> str:
+        return "safeplan-validator"
+
+    @staticmethod
+    def supported_kind() -> ProblemKind:
+        return _validation_kind()
+
+    @staticmethod
+    def supports(problem_kind: ProblemKind) -> bool:
+        return problem_kind <= _validation_kind()
+
+
 def _action_instance(writer: PDDLWriter, step: str) -> "up.plans.ActionInstance":
     """A plan step as safeplan writes it, ``(name arg ...)`` in the PDDL names the writer
     chose, as a UP action instance over the problem's own objects."""
@@ -300,8 +354,9 @@ def _compile(problem: "up.model.AbstractProblem") -> "tuple[PDDLWriter, safeplan
 def register(environment: "Optional[up.environment.Environment]" = None) -> None:
     """Add the engine to UP's factory (done on import for the global environment)."""
     env = environment or up.environment.get_environment()
-    if "safeplan" not in env.factory.engines:
-        env.factory.add_engine("safeplan", __name__, "SafeplanEngine")
+    for name, cls in (("safeplan", "SafeplanEngine"), ("safeplan-validator", "SafeplanValidator")):
+        if name not in env.factory.engines:
+            env.factory.add_engine(name, __name__, cls)
 
 
 register()
