@@ -6,7 +6,7 @@
 //! coverage and time per domain for docs/benchmarks.md.
 //!
 //! ```text
-//! cargo run --release -p safeplan-benches --bin plan_lexicon -- [--search astar|gbfs|bfs] \
+//! cargo run --release -p safeplan-benches --bin plan_lexicon -- [--search astar|lmcut|lama|gbfs|bfs] \
 //!     [--timeout SECONDS] [--out DIR] [--val /path/to/Validate]
 //! ```
 
@@ -23,7 +23,7 @@ use safeplan_search::{Algorithm, GroundOptions, Limits, Outcome, Planner, Search
 use safeplan_validate::Task;
 
 const USAGE: &str = "\
-usage: plan_lexicon [--search astar|gbfs|bfs] [--timeout SECONDS] [--out DIR] [--val VALIDATE]
+usage: plan_lexicon [--search astar|lmcut|lama|gbfs|bfs] [--timeout SECONDS] [--out DIR] [--val VALIDATE]
 
 Plans for every LEXICON problem of ../shared/data/pddl3 with and without its constraints,
 checks each plan with the validator (and VAL when --val is given), prints a Markdown table.";
@@ -55,13 +55,13 @@ fn main() -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--search" => {
-                algorithm = match args.next().as_deref() {
-                    Some("gbfs") => Algorithm::Gbfs,
-                    Some("astar") => Algorithm::Astar,
-                    Some("bfs") => Algorithm::Bfs,
-                    other => {
+                let name = args.next().unwrap_or_default();
+                algorithm = match Algorithm::from_name(&name) {
+                    Some(a) => a,
+                    None => {
                         eprintln!(
-                            "error: --search takes astar, gbfs or bfs, not {other:?}\n{USAGE}"
+                            "error: --search takes {}, not {name:?}\n{USAGE}",
+                            Algorithm::names()
                         );
                         return ExitCode::from(2);
                     }

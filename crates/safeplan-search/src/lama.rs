@@ -78,6 +78,9 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
         let Some(Reverse((_, _, parent, op))) = queues[q].pop() else {
             continue;
         };
+        run.extra_bytes = queues.iter().map(|q| q.capacity()).sum::<usize>()
+            * std::mem::size_of::<Reverse<(u32, u64, u32, u32)>>()
+            + accepted.capacity() * 8;
         if let Some(limit) = run.check_limits() {
             return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
         }

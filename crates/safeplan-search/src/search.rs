@@ -373,6 +373,11 @@ pub(crate) struct Run<'a> {
     /// The state being expanded (a copy: the arena grows while its successors are stored).
     here: Vec<u64>,
     ops: Vec<u32>,
+    /// Set when an expansion saw the cancellation flag part way: the search stops there.
+    pub(crate) cancelled: bool,
+    /// Bytes a search keeps outside the state space (LAMA's queues of deferred successors),
+    /// counted against [`Limits::max_memory`] with it.
+    pub(crate) extra_bytes: usize,
 }
 
 /// What to do with a state, as the goal's bound sees it.
@@ -435,7 +440,7 @@ impl<'a> Run<'a> {
             return Some(LimitKind::States);
         }
         if let Some(max) = self.limits.max_memory
-            && self.space.bytes() >= max
+            && self.space.bytes() + self.extra_bytes >= max
         {
             return Some(LimitKind::Memory);
         }
@@ -456,13 +461,30 @@ impl<'a> Run<'a> {
         None
     }
 
-    /// Generate the successors of node `id` into `out` as (op, new id, new).
+    /// Whether the caller asked the search to stop (the cancellation flag, or the thread's
+    /// abandon watch): two loads, cheap enough to ask before every successor.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.limits
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+            || safeplan_validate::abandoned_now()
+    }
+
+    /// Generate the successors of node `id` into `out` as (op, new id, new). A cancellation
+    /// seen part way stops the expansion and sets [`Run::cancelled`]: one successor (with
+    /// its rule automata, up to [`crate::MAX_PLANNED_INSTANCES`] instance checks) is the
+    /// longest it goes on after the flag is set.
     pub(crate) fn expand(&mut self, id: u32, out: &mut Vec<(u32, u32, bool)>) {
         out.clear();
         self.stats.expanded += 1;
         let mut ops = std::mem::take(&mut self.ops);
         self.applicable(id, &mut ops);
         for &o in &ops {
+            if self.interrupted() {
+                self.cancelled = true;
+                break;
+            }
             if let Some((nid, new)) = self.generate(id, o) {
                 out.push((o, nid, new));
             }
@@ -552,6 +574,8 @@ pub(crate) fn search(
         next: Vec::with_capacity(layout.words),
         here: Vec::with_capacity(layout.words),
         ops: Vec::new(),
+        cancelled: false,
+        extra_bytes: 0,
     };
     let mut init = vec![0u64; layout.words];
     for &a in &task.init {
@@ -602,12 +626,14 @@ fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
     let mut queue = std::collections::VecDeque::from([root]);
     let mut succ = Vec::new();
     while let Some(id) = queue.pop_front() {
-        if run.stats.expanded.is_multiple_of(16)
-            && let Some(limit) = run.check_limits()
-        {
+        if let Some(limit) = run.check_limits() {
             return run.finish(Outcome::LimitReached { limit }, Algorithm::Bfs);
         }
         run.expand(id, &mut succ);
+        if run.cancelled {
+            let limit = LimitKind::Cancelled;
+            return run.finish(Outcome::LimitReached { limit }, Algorithm::Bfs);
+        }
         for &(_, nid, new) in &succ {
             if !new {
                 continue;
@@ -683,12 +709,14 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
             return run.finish(Outcome::Found { plan }, algorithm);
         }
         closed[id as usize] = true;
-        if run.stats.expanded.is_multiple_of(16)
-            && let Some(limit) = run.check_limits()
-        {
+        if let Some(limit) = run.check_limits() {
             return run.finish(Outcome::LimitReached { limit }, algorithm);
         }
         run.expand(id, &mut succ);
+        if run.cancelled {
+            let limit = LimitKind::Cancelled;
+            return run.finish(Outcome::LimitReached { limit }, algorithm);
+        }
         for &(op, nid, new) in &succ {
             let ng = g + 1;
             if new && !astar {
@@ -710,6 +738,12 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                     nid,
                 )));
             } else if new {
+                // A* evaluates every new successor (LM-cut: many relaxed explorations each):
+                // look at the flag before each one.
+                if run.interrupted() {
+                    let limit = LimitKind::Cancelled;
+                    return run.finish(Outcome::LimitReached { limit }, algorithm);
+                }
                 let hv = eval_h(&mut h, &mut run, nid);
                 hval.push(hv);
                 closed.push(false);

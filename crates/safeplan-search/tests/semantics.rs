@@ -210,6 +210,54 @@ fn limits_and_cancellation() {
     }
 }
 
+/// A flag set from another thread while the search runs stops every algorithm with
+/// `Cancelled`, whatever it was doing (expanding a state of 300 successors, evaluating them);
+/// how soon is measured by `cancel_latency` (benchmarks.md), not asserted here.
+#[test]
+fn cancellation_from_another_thread_stops_every_algorithm() {
+    let actions: String = (0..300)
+        .map(|i| {
+            format!(
+                "(:action a{i} :parameters () :effect (increase (n{}) 1))",
+                i % 3
+            )
+        })
+        .collect();
+    let t = task(
+        &format!(
+            "(define (domain wide) (:requirements :fluents)
+               (:functions (n0) (n1) (n2)) {actions})"
+        ),
+        "(define (problem p) (:domain wide) (:init (= (n0) 0) (= (n1) 0) (= (n2) 0))
+           (:goal (>= (n0) 1000000)))",
+    );
+    let planner = Planner::new(&t, &GroundOptions::default()).unwrap();
+    for algorithm in ALL {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let options = SearchOptions {
+            algorithm,
+            limits: Limits {
+                cancel: Some(cancel.clone()),
+                max_states: Some(50_000_000),
+                ..Limits::default()
+            },
+        };
+        let result = std::thread::scope(|scope| {
+            let search = scope.spawn(|| planner.plan(&options));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            search.join().unwrap()
+        });
+        assert_eq!(
+            result.outcome,
+            Outcome::LimitReached {
+                limit: LimitKind::Cancelled
+            },
+            "{algorithm:?}"
+        );
+    }
+}
+
 #[test]
 fn grounding_errors() {
     let t = task(
