@@ -180,16 +180,26 @@ impl LmCut {
     }
 
     /// The LM-cut estimate of state `s` (its atom bits), `INFINITE` for a proven dead end.
+    #[cfg(test)]
     pub fn evaluate(&mut self, s: &[u64]) -> u32 {
+        self.evaluate_unless(s, &|| false).unwrap_or(INFINITE)
+    }
+
+    /// As `evaluate`, asking `stop` before each round (one relaxed exploration each);
+    /// `None` when it said to stop.
+    pub fn evaluate_unless(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> Option<u32> {
         for (c, op) in self.cost.iter_mut().zip(&self.ops) {
             *c = op.base;
         }
         self.compute_hmax(s);
         if self.hmax[self.goal as usize] == INFINITE {
-            return INFINITE;
+            return Some(INFINITE);
         }
         let mut h = 0u32;
         while self.hmax[self.goal as usize] > 0 {
+            if stop() {
+                return None;
+            }
             // The goal zone: back from the goal through zero-cost actions' supporters.
             self.zone.fill(Zone::Unseen);
             self.stack.clear();
@@ -250,7 +260,7 @@ impl LmCut {
             }
             self.compute_hmax(s);
         }
-        h
+        Some(h)
     }
 }
 

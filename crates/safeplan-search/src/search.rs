@@ -657,10 +657,12 @@ enum Estimator {
 }
 
 impl Estimator {
-    fn evaluate(&mut self, s: &[u64]) -> u32 {
+    /// The estimate, or `None` when `stop` said to stop part way (LM-cut asks between its
+    /// rounds, each one relaxed exploration: on a large task one estimate can take seconds).
+    fn evaluate(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> Option<u32> {
         match self {
-            Estimator::Relaxed(h) => h.evaluate(s),
-            Estimator::LmCut(h) => h.evaluate(s),
+            Estimator::Relaxed(h) => Some(h.evaluate(s)),
+            Estimator::LmCut(h) => h.evaluate_unless(s, stop),
         }
     }
 }
@@ -674,11 +676,26 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
     let layout = run.space.layout;
     let mut hval: Vec<u32> = Vec::new();
     let mut closed: Vec<bool> = Vec::new();
-    let eval_h = |h: &mut Estimator, run: &mut Run<'_>, id: u32| -> u32 {
+    // The estimate of node `id`; `None` (and the run marked cancelled) when the caller asked
+    // to stop during it.
+    let eval_h = |h: &mut Estimator, run: &mut Run<'_>, id: u32| -> Option<u32> {
         run.stats.evaluated += 1;
-        h.evaluate(&run.space.state(id)[..layout.bits])
+        let run_ref: &Run<'_> = run;
+        let value = h.evaluate(&run_ref.space.state(id)[..layout.bits], &|| {
+            run_ref.interrupted()
+        });
+        if value.is_none() {
+            run.cancelled = true;
+        }
+        value
     };
-    let h0 = eval_h(&mut h, &mut run, root);
+    let cancelled = |run: Run<'_>| {
+        let limit = LimitKind::Cancelled;
+        run.finish(Outcome::LimitReached { limit }, algorithm)
+    };
+    let Some(h0) = eval_h(&mut h, &mut run, root) else {
+        return cancelled(run);
+    };
     hval.push(h0);
     closed.push(false);
     if h0 == INFINITE {
@@ -695,7 +712,9 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
             continue;
         }
         if hval[id as usize] == UNEVALUATED {
-            let hv = eval_h(&mut h, &mut run, id);
+            let Some(hv) = eval_h(&mut h, &mut run, id) else {
+                return cancelled(run);
+            };
             hval[id as usize] = hv;
             if hv == INFINITE {
                 run.stats.dead_ends += 1;
@@ -741,10 +760,11 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                 // A* evaluates every new successor (LM-cut: many relaxed explorations each):
                 // look at the flag before each one.
                 if run.interrupted() {
-                    let limit = LimitKind::Cancelled;
-                    return run.finish(Outcome::LimitReached { limit }, algorithm);
+                    return cancelled(run);
                 }
-                let hv = eval_h(&mut h, &mut run, nid);
+                let Some(hv) = eval_h(&mut h, &mut run, nid) else {
+                    return cancelled(run);
+                };
                 hval.push(hv);
                 closed.push(false);
                 if hv == INFINITE {
