@@ -370,8 +370,6 @@ pub(crate) struct Run<'a> {
     succ: Successors,
     scratch: Scratch,
     next: Vec<u64>,
-    /// The state being expanded (a copy: the arena grows while its successors are stored).
-    here: Vec<u64>,
     ops: Vec<u32>,
     /// Set when an expansion saw the cancellation flag part way: the search stops there.
     pub(crate) cancelled: bool,
@@ -505,18 +503,17 @@ impl<'a> Run<'a> {
     pub(crate) fn generate(&mut self, id: u32, o: u32) -> Option<(u32, bool)> {
         let layout = self.space.layout;
         let depth = self.space.depth[id as usize] + 1;
-        let mut s = std::mem::take(&mut self.here);
-        s.clear();
-        s.extend_from_slice(self.space.state(id));
+        // The parent is read in place: nothing is stored until the successor is complete.
+        let w = layout.words;
+        let parent = &self.space.arena[id as usize * w..(id as usize + 1) * w];
         let applied = eval::apply(
             self.task,
             &self.task.ops[o as usize],
-            &s,
+            parent,
             layout,
             &mut self.next,
             &mut self.scratch,
         );
-        self.here = s;
         if !applied {
             return None;
         }
@@ -572,7 +569,6 @@ pub(crate) fn search(
         succ: Successors::new(task),
         scratch: Scratch::default(),
         next: Vec::with_capacity(layout.words),
-        here: Vec::with_capacity(layout.words),
         ops: Vec::new(),
         cancelled: false,
         extra_bytes: 0,
