@@ -5,14 +5,12 @@ hand-read facts of the example tasks."""
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
 import pickle
 
 import pytest
 import safeplan
-from conftest import REPO
+from conftest import REPO, c_library
 
 SOUP = REPO / "examples/tasks/hot-soup"
 CARRY = REPO / "examples/temporal/hot-drink-carry"
@@ -73,24 +71,7 @@ def test_the_timed_shield_checks_times(soup: safeplan.CheckedTask) -> None:
 def test_the_c_api_says_the_same(soup: safeplan.CheckedTask) -> None:
     """The C library's message and JSON for the same plans are the Python assessment's
     (one assessment, one sentence, one JSON)."""
-    lib_path = REPO / "target/debug/libsafeplan_c.so"
-    if not lib_path.exists():
-        lib_path = REPO / "target/release/libsafeplan_c.so"
-    if not lib_path.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("the C library is not built: .ci/python.sh builds it (cargo build -p safeplan-capi)")
-        pytest.skip("the C library is not built (cargo build -p safeplan-capi)")
-    lib = ctypes.CDLL(str(lib_path))
-    lib.safeplan_task_new.restype = ctypes.c_void_p
-    lib.safeplan_task_new.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
-    for f in (lib.safeplan_task_validate, lib.safeplan_task_validate_reply):
-        f.restype = ctypes.c_void_p
-        f.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    for f in (lib.safeplan_verdict_message, lib.safeplan_verdict_json):
-        f.restype = ctypes.c_char_p
-        f.argtypes = [ctypes.c_void_p]
-    lib.safeplan_verdict_free.argtypes = [ctypes.c_void_p]
-    lib.safeplan_task_free.argtypes = [ctypes.c_void_p]
+    lib = c_library()
     task = lib.safeplan_task_new((SOUP / "domain.pddl").read_bytes(), (SOUP / "problem.pddl").read_bytes(), None)
     assert task
     try:

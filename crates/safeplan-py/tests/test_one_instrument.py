@@ -13,7 +13,6 @@ the same sentence and JSON from C, MCP and Python, the same verdict fields from 
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import os
 import pathlib
@@ -21,7 +20,7 @@ import subprocess
 
 import pytest
 import safeplan
-from conftest import REPO
+from conftest import REPO, c_library
 
 SOUP = REPO / "examples/tasks/hot-soup"
 KNIFE = REPO / "examples/rules/knife-near-child"
@@ -50,29 +49,6 @@ def binary() -> pathlib.Path:
             pytest.fail(f"{b} not built (cargo build -p safeplan-cli)")
         pytest.skip(f"{b} not built")
     return b
-
-
-def c_library():
-    for build in ("debug", "release"):
-        path = REPO / "target" / build / "libsafeplan_c.so"
-        if path.exists():
-            break
-    else:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the C library is not built: .ci/python.sh builds it (cargo build -p safeplan-capi)")
-        pytest.skip("the C library is not built (cargo build -p safeplan-capi)")
-    lib = ctypes.CDLL(str(path))
-    lib.safeplan_task_new.restype = ctypes.c_void_p
-    lib.safeplan_task_new.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
-    for f in (lib.safeplan_task_validate, lib.safeplan_task_validate_reply):
-        f.restype = ctypes.c_void_p
-        f.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    for f in (lib.safeplan_verdict_message, lib.safeplan_verdict_json):
-        f.restype = ctypes.c_char_p
-        f.argtypes = [ctypes.c_void_p]
-    lib.safeplan_verdict_free.argtypes = [ctypes.c_void_p]
-    lib.safeplan_task_free.argtypes = [ctypes.c_void_p]
-    return lib
 
 
 def c_says(lib, folder: pathlib.Path, text: str, reply: bool) -> tuple[str, dict]:
