@@ -1,6 +1,15 @@
 //! The LLM judge: the paper's Judge role over any provider, its prompts and reply contract.
 
-use super::*;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use safeplan_llm::prompt::fence;
+use safeplan_llm::{ChatRequest, FinishReason, LlmProvider, ResponseFormat};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::llm::prompt::{context_sections, numbered, system_of};
+use crate::{Episode, Judge, JudgeError, Judgement, Plan, parse_judge_json, parse_judge_text};
 
 // ---------------------------------------------------------------------------------------
 // The judge

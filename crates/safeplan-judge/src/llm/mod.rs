@@ -27,32 +27,16 @@
 //! - `judge`: [`LlmJudge`] and its options, the judge's system prompt and reply contract;
 //! - `reviser`: [`LlmReviser`] and its options, and [`check_revision`];
 //! - `prompt`: the pieces both roles' prompts share (fenced context, numbered plan);
-//! - `reply`: reading a judge's prose reply ([`parse_judge_text`]);
+//! - `reply`: reading a judge's prose reply ([`parse_judge_text`]), its rule in one paragraph
+//!   at the top, its parts beside it: `shape` (what a step looks like), `matching` (text to
+//!   steps), `tags` (the model's own `#REMOVE`/`#MISSING`), `place` (where a MISSING goes);
 //! - `reply_json`: reading a judge's JSON reply ([`parse_judge_json`]).
-
-use safeplan_llm::prompt::{fence, one_line};
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use async_trait::async_trait;
-use safeplan_llm::{ChatRequest, FinishReason, LlmProvider, ResponseFormat};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-
-use crate::episode::Episode;
-use crate::error::JudgeError;
-use crate::plan::{Critique, CritiqueKind, Origin, Plan, Step};
-use crate::refine::{Judge, Judgement, Reviser, Revision};
-use crate::revise::apply_critiques;
 
 mod judge;
 mod prompt;
 mod reply;
 mod reply_json;
 mod reviser;
-
-#[allow(unused_imports)]
-use self::{judge::*, prompt::*, reply::*, reply_json::*, reviser::*};
 
 pub use self::judge::{LlmJudge, LlmJudgeOptions};
 pub use self::reply::parse_judge_text;

@@ -1,6 +1,9 @@
 //! Prompt pieces shared by the judge and the reviser: the system prompt, the fenced context and the numbered plan.
 
-use super::*;
+use safeplan_llm::prompt::{fence, one_line};
+
+use crate::llm::judge::UNTRUSTED;
+use crate::{Episode, Plan};
 
 // ---------------------------------------------------------------------------------------
 // Prompt pieces shared by both roles

@@ -1,6 +1,15 @@
 //! Reading a judge's JSON reply (JSON mode).
 
-use super::*;
+use std::collections::BTreeMap;
+
+use safeplan_llm::prompt::one_line;
+use serde_json::Value;
+
+use crate::llm::reply::matching::{Ctx, excerpt};
+use crate::llm::reply::place::{Place, place_in};
+use crate::llm::reply::shape::whole_action;
+use crate::llm::reply::tags::says_nothing;
+use crate::{Critique, JudgeError, Judgement, Plan};
 
 // ---------------------------------------------------------------------------------------
 // Parsing the judge's JSON

@@ -1,6 +1,20 @@
 //! The LLM reviser: the paper's Planning Agent over any provider, and the check of its rewritten plan against the critiques.
 
-use super::*;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use safeplan_llm::prompt::{fence, one_line};
+use safeplan_llm::{ChatRequest, FinishReason, LlmProvider};
+use serde::{Deserialize, Serialize};
+
+use crate::llm::prompt::{context_sections, numbered, system_of};
+use crate::llm::reply::is_fence;
+use crate::llm::reply::matching::{Ctx, norm};
+use crate::llm::reply::shape::{Shape, call_at, leading_action, strip_list_marker};
+use crate::{
+    Critique, CritiqueKind, Episode, JudgeError, Origin, Plan, Reviser, Revision, Step,
+    apply_critiques,
+};
 
 // ---------------------------------------------------------------------------------------
 // The reviser
