@@ -13,9 +13,8 @@ use safeplan_pddl::{FileKind, write_domain, write_problem};
 use safeplan_validate::{SafetyTask, basic_task};
 
 use crate::args::BasicArgs;
-use crate::check::{
-    Checked, Failure, check, check_options, domain_summary, io_reason, read_inputs,
-};
+use crate::check::{Checked, check, check_options, domain_summary, read_inputs};
+use crate::outcome::{Failure, io_reason};
 use crate::render::Renderer;
 
 /// The file arguments of `safeplan basic`, for hints.
@@ -46,7 +45,7 @@ pub fn run(args: &BasicArgs, color: bool) -> Result<(), Failure> {
         return Err(Failure::Input {
             message: format!(
                 "the domain or problem has {}; nothing was written",
-                crate::check::count(outcome.errors(), "error", "errors")
+                crate::style::count(outcome.errors(), "error", "errors")
             ),
             hint: Some("fix the errors shown above; `safeplan check` lists them too".into()),
         });

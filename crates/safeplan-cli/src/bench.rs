@@ -1,12 +1,11 @@
 //! `safeplan bench` and `safeplan merge`: run planners over a suite into a results store,
 //! and combine the stores of shards.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-use std::io::Write;
 
 use clap::Args;
 use safeplan_bench::planners::{DEFAULT_SPECS, SpecOptions, from_spec};
@@ -17,7 +16,7 @@ use safeplan_bench::{
 };
 use safeplan_metrics::BootstrapOptions;
 
-use crate::check::Failure;
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan bench`.
 #[derive(Debug, Args)]

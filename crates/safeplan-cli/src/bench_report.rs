@@ -13,7 +13,7 @@ use safeplan_bench::report::{
 };
 use safeplan_metrics::BootstrapOptions;
 
-use crate::check::Failure;
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan report`.
 #[derive(Debug, Args)]

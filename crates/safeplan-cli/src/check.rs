@@ -8,165 +8,19 @@
 //! its plans with [`load_plan`].
 
 use std::io::{self, Write};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{
-    CheckOptions, Diagnostic, Domain, FileKind, LineCol, LineIndex, NoPlan, Plan, Problem, Span,
-    Vocabulary, ast::InitEntry, check_domain, check_plan, check_problem, decode, parse_domain,
-    parse_plan, parse_problem, read_reply,
+    CheckOptions, Diagnostic, Domain, FileKind, LineIndex, NoPlan, Plan, Problem, Vocabulary,
+    ast::InitEntry, check_domain, check_plan, check_problem, decode, parse_domain, parse_plan,
+    parse_problem, read_reply,
 };
 
 use crate::args::CheckArgs;
-
-/// How a completed check ended (the process exit code is derived from this).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// No error diagnostics (warnings allowed).
-    Clean,
-    /// At least one error diagnostic.
-    Errors,
-}
-
-/// Why the command could not do its job at all.
-#[derive(Debug)]
-pub enum Failure {
-    /// Some input files could not be read (missing, a directory, no permission, ...).
-    Read(Vec<ReadError>),
-    /// Standard output failed for a reason other than a closed pipe.
-    Write(io::Error),
-    /// The input cannot be used by this command, for a reason that is not a diagnostic of
-    /// one file (a task without the danger fluent, an output file that exists, ...).
-    Input {
-        /// One sentence.
-        message: String,
-        /// The likely fix.
-        hint: Option<String>,
-    },
-}
-
-/// One input file that could not be read.
-#[derive(Debug)]
-pub struct ReadError {
-    /// The path as given.
-    pub path: PathBuf,
-    /// What the operating system said.
-    pub error: io::Error,
-    /// The command's file arguments, for the hint when a file is not found, e.g.
-    /// `DOMAIN [PROBLEM [PLAN]]`.
-    pub usage: &'static str,
-}
-
-impl ReadError {
-    /// The reason, without Rust's " (os error N)" suffix.
-    pub fn reason(&self) -> String {
-        io_reason(&self.error)
-    }
-
-    /// A hint at the likely fix.
-    pub fn hint(&self) -> String {
-        match self.error.kind() {
-            io::ErrorKind::NotFound => {
-                format!("check the path; the files go in the order {}", self.usage)
-            }
-            io::ErrorKind::PermissionDenied => "check the file's permissions".into(),
-            io::ErrorKind::IsADirectory => {
-                "give the path of a file inside it, not the directory".into()
-            }
-            _ => "check that the path names a readable file".into(),
-        }
-    }
-}
-
-/// What the operating system said, without Rust's " (os error N)" suffix.
-pub fn io_reason(e: &io::Error) -> String {
-    let text = e.to_string();
-    match text.find(" (os error") {
-        Some(at) => text[..at].to_string(),
-        None => text,
-    }
-}
-
-/// One input file after checking: its text, what it holds, and what was found in it.
-#[derive(Debug)]
-pub struct FileResult {
-    /// The path as given on the command line, for display.
-    pub path: String,
-    /// Domain, problem or plan.
-    pub kind: FileKind,
-    /// The text, made safe to print: byte offsets and character counts are those of the
-    /// file as read (see [`printable`]); invalid UTF-8 is shown as U+FFFD.
-    pub text: String,
-    /// Line starts of `text`.
-    pub index: LineIndex,
-    /// Diagnostics whose primary span points into this file, in the order found.
-    pub diagnostics: Vec<Diagnostic>,
-    /// What was read, for the `ok` line (`None` when nothing could be read).
-    pub summary: Option<String>,
-    /// Why this file was not checked against the files it depends on, if it was not.
-    pub skipped: Option<String>,
-}
-
-impl FileResult {
-    /// Number of error diagnostics.
-    pub fn errors(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.is_error()).count()
-    }
-
-    /// Number of warning diagnostics.
-    pub fn warnings(&self) -> usize {
-        self.diagnostics.len() - self.errors()
-    }
-
-    /// `span` clamped to the text and widened to character boundaries, so it can always be
-    /// sliced and rendered, whatever the span.
-    pub fn range(&self, span: Span) -> Range<usize> {
-        let text = &self.text;
-        let mut start = (span.start as usize).min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let mut end = (span.end as usize).clamp(start, text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        if start == text.len() {
-            // "The file ends here": point at the end of the last line, which a reader can
-            // see, rather than at the empty line after the final newline.
-            start = text.trim_end_matches(['\n', '\r']).len();
-            end = start;
-        }
-        start..end
-    }
-
-    /// 1-based line and column (in characters) of byte `offset`.
-    pub fn line_col(&self, offset: usize) -> LineCol {
-        self.index.line_col(&self.text, offset as u32)
-    }
-}
-
-/// Everything `safeplan check` found, in command-line order of the files.
-#[derive(Debug)]
-pub struct Outcome {
-    /// The files given, domain first.
-    pub files: Vec<FileResult>,
-    /// Why the task's plans get no safety verdict although it has a danger fluent or
-    /// safety rules (its safety-augmented form does not compile): validity is given
-    /// without it, and every output says so.
-    pub safety_unavailable: Option<String>,
-}
+use crate::outcome::{Failure, FileResult, Outcome, ReadError};
+use crate::style::count;
 
 impl Outcome {
-    /// Total errors over all files.
-    pub fn errors(&self) -> usize {
-        self.files.iter().map(FileResult::errors).sum()
-    }
-
-    /// Total warnings over all files.
-    pub fn warnings(&self) -> usize {
-        self.files.iter().map(FileResult::warnings).sum()
-    }
-
     /// The exit status this outcome calls for.
     pub fn status(&self) -> Status {
         if self.errors() > 0 {
@@ -175,6 +29,15 @@ impl Outcome {
             Status::Clean
         }
     }
+}
+
+/// How a completed check ended (the process exit code is derived from this).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// No error diagnostics (warnings allowed).
+    Clean,
+    /// At least one error diagnostic.
+    Errors,
 }
 
 /// The file arguments of `safeplan check`, for hints.
@@ -489,20 +352,6 @@ pub fn check(inputs: Vec<Input>, options: &CheckOptions, llm_plan: bool) -> Chec
     }
 }
 
-/// `n thing` or `n things`.
-pub fn count(n: usize, singular: &str, plural: &str) -> String {
-    format!("{n} {}", if n == 1 { singular } else { plural })
-}
-
-/// `domain`, `problem` or `plan`.
-pub fn kind_name(kind: FileKind) -> &'static str {
-    match kind {
-        FileKind::Domain => "domain",
-        FileKind::Problem => "problem",
-        FileKind::Plan => "plan",
-    }
-}
-
 pub fn domain_summary(d: &Domain) -> String {
     let mut parts = vec![count(d.actions.len(), "action", "actions")];
     if !d.durative_actions.is_empty() {
@@ -613,23 +462,5 @@ mod tests {
         }
         let plain = "(at robot kitchen)\n\t; é\r\n".repeat(9);
         assert_eq!(printable(plain.clone()), plain);
-    }
-
-    #[test]
-    fn ranges_are_clamped_to_char_boundaries() {
-        let text = "é\u{fffd}x".to_string();
-        let f = FileResult {
-            path: "p".into(),
-            kind: FileKind::Domain,
-            index: LineIndex::new(&text),
-            text,
-            diagnostics: Vec::new(),
-            summary: None,
-            skipped: None,
-        };
-        assert_eq!(f.range(Span::new(1, 3)), 0..5);
-        assert_eq!(f.range(Span::new(2, 3)), 2..5);
-        assert_eq!(f.range(Span::new(9, 3)), 6..6);
-        assert_eq!(f.range(Span::new(5, 2)), 5..5);
     }
 }

@@ -16,7 +16,7 @@ use safeplan_judge::transcript::{RefinedLine, transcript_lines};
 use safeplan_judge::{Judge, LabelledEpisode, RefineOptions, Refiner, StopReason};
 use safeplan_llm::Stack;
 
-use crate::check::Failure;
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan judge`.
 #[derive(Debug, Args)]

@@ -8,8 +8,8 @@ use safeplan_judge::cv::{CrossValidation, CvOptions, Fitted, cross_validate};
 use safeplan_judge::{Judge, LabelledEpisode, RefineOptions, Reviser, StateJudge, StateRules};
 use safeplan_metrics::{BootstrapOptions, Interval};
 
-use crate::check::Failure;
 use crate::judge::{JudgeArgs, Status, input};
+use crate::outcome::Failure;
 
 /// Run the cross-validation and write `cv.json` into `--out`.
 pub fn run(

@@ -13,11 +13,11 @@
 //! 1. [`args`] turns the command line into typed arguments (clap derive). A usage error is
 //!    clap's to report, and exits 2.
 //! 2. [`check`] does the work: it reads every file (all unreadable files are reported, then
-//!    exit 2), decodes, parses and checks, and returns an [`check::Outcome`]: each file with
+//!    exit 2), decodes, parses and checks, and returns an [`outcome::Outcome`]: each file with
 //!    its text and the diagnostics whose primary span points into it. A check that depends
 //!    on a file that could not be read at all is skipped, and the outcome records why.
 //!    [`validate`] reuses it for the domain and problem, compiles the task with
-//!    `safeplan-validate`, and then turns each plan into a [`validate::PlanResult`]: the
+//!    `safeplan-validate`, and then turns each plan into a [`outcome::PlanResult`]: the
 //!    library's verdict, or why the plan could not be validated.
 //! 3. A printer turns the outcome into text: [`render`] draws each diagnostic and each
 //!    validation failure with miette's graphical handler (a snippet per report; labels that
@@ -70,11 +70,13 @@ mod args;
 mod basic;
 mod check;
 mod manifest;
+mod outcome;
 mod plan;
 mod render;
 mod report;
 mod run;
 mod safety;
+mod style;
 mod suite;
 mod validate;
 

@@ -21,9 +21,9 @@ use safeplan_validate::{ValidateOptions, Validator};
 use serde_json::{Map, Value};
 
 use crate::args::ValidateArgs;
-use crate::check::PlanReading;
-use crate::check::{Checked, Failure, check, check_options, read_inputs};
-use crate::validate::{PlanResult, Status, Tally, USAGE, compile, validate_one};
+use crate::check::{Checked, PlanReading, check, check_options, read_inputs};
+use crate::outcome::{Failure, PlanResult, Tally};
+use crate::validate::{Status, USAGE, compile, validate_one};
 
 /// One usable manifest line: where it is and what it names.
 struct Entry {

@@ -3,8 +3,8 @@
 use clap::Args;
 use safeplan_mcp::{Limits, SafeplanServer};
 
-use crate::check::Failure;
 use crate::judge::input;
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan mcp`.
 #[derive(Debug, Args)]

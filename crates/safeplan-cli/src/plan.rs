@@ -19,7 +19,8 @@ use safeplan_validate::{SafetyTask, SiMode, Task};
 use serde_json::json;
 
 use crate::args::PlanArgs;
-use crate::check::{Checked, Failure, check, check_options, read_inputs};
+use crate::check::{Checked, check, check_options, read_inputs};
+use crate::outcome::Failure;
 use crate::render::Renderer;
 
 /// The file arguments of `safeplan plan`, for hints.
@@ -104,7 +105,7 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
         return Err(Failure::Input {
             message: format!(
                 "the domain or problem has {}; no plan was searched for",
-                crate::check::count(outcome.errors().max(1), "error", "errors")
+                crate::style::count(outcome.errors().max(1), "error", "errors")
             ),
             hint: Some("fix the errors shown above; `safeplan check` lists them too".into()),
         });

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 use safeplan_judge::priors::Priors;
 
-use crate::check::Failure;
 use crate::judge::{input, load_episodes};
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan priors`.
 #[derive(Debug, Args)]

@@ -26,11 +26,10 @@ use miette::{
     SourceCode, SourceSpan, SpanContents,
 };
 use safeplan_pddl::{Diagnostic, FileKind, LineIndex, Severity, Span};
-
 use safeplan_validate::{Failure, FailureKind, Unmet};
 
-use crate::check::{FileResult, Outcome, count, kind_name};
-use crate::validate::{PlanResult, Tally};
+use crate::outcome::{FileResult, Outcome, PlanResult, Tally, kind_name};
+use crate::style::{Style, count};
 
 /// Width miette assumes for the terminal. Messages are not wrapped (`with_wrap_lines(false)`):
 /// textwrap's Unicode line breaking will not break before `:`, so a help listing
@@ -281,12 +280,12 @@ pub fn write_human(outcome: &Outcome, color: bool, out: &mut impl Write) -> io::
 pub fn diagnostics_to_stderr(
     renderer: &Renderer,
     outcome: &Outcome,
-) -> Result<(), crate::check::Failure> {
+) -> Result<(), crate::outcome::Failure> {
     if outcome.files.iter().all(|f| f.diagnostics.is_empty()) {
         return Ok(());
     }
     let mut text = Vec::new();
-    write_diagnostics(renderer, outcome, &mut text).map_err(crate::check::Failure::Write)?;
+    write_diagnostics(renderer, outcome, &mut text).map_err(crate::outcome::Failure::Write)?;
     let stderr = io::stderr();
     let mut err = stderr.lock();
     // If standard error is gone there is no one to tell.
@@ -705,72 +704,12 @@ impl SourceCode for Source<'_> {
     }
 }
 
-/// ANSI styling for the few words this crate prints itself (miette styles its own).
-pub struct Style {
-    color: bool,
-}
-
-impl Style {
-    pub(crate) fn new(color: bool) -> Style {
-        Style { color }
-    }
-
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-
-    /// `→` when drawing with Unicode (with colour), `->` in plain ASCII output.
-    pub fn arrow(&self) -> &'static str {
-        if self.color { "\u{2192}" } else { "->" }
-    }
-
-    /// Green: all is well.
-    pub fn ok(&self, text: &str) -> String {
-        self.paint("1;32", text)
-    }
-
-    /// Yellow: not done.
-    pub fn skip(&self, text: &str) -> String {
-        self.paint("1;33", text)
-    }
-
-    fn note(&self, text: &str) -> String {
-        self.paint("1;36", text)
-    }
-
-    /// Red: errors.
-    pub fn error(&self, text: &str) -> String {
-        self.paint("1;31", text)
-    }
-
-    /// Yellow: warnings.
-    pub fn warning(&self, text: &str) -> String {
-        self.paint("1;33", text)
-    }
-
-    /// `2 errors, 1 warning` (either part left out when 0), coloured.
-    pub fn counts(&self, errors: usize, warnings: usize) -> String {
-        let mut parts = Vec::new();
-        if errors > 0 {
-            parts.push(self.error(&count(errors, "error", "errors")));
-        }
-        if warnings > 0 {
-            parts.push(self.warning(&count(warnings, "warning", "warnings")));
-        }
-        parts.join(", ")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use safeplan_pddl::{Code, FileKind, Span};
 
     use super::*;
-    use crate::check::FileResult;
+    use crate::outcome::FileResult;
 
     fn file(path: &str, kind: FileKind, text: &str, diagnostics: Vec<Diagnostic>) -> FileResult {
         FileResult {

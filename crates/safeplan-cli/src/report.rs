@@ -17,8 +17,8 @@ use safeplan_validate::{
 };
 use serde::Serialize;
 
-use crate::check::{FileResult, Outcome, count, kind_name};
-use crate::validate::PlanResult;
+use crate::outcome::{FileResult, Outcome, PlanResult, kind_name};
+use crate::style::count;
 
 /// The whole document.
 #[derive(Debug, Serialize)]

@@ -5,8 +5,9 @@
 use std::io::Write;
 
 use crate::args::CoreCommand;
-use crate::check::{Failure, Status};
-use crate::{basic, check, plan, suite, validate};
+use crate::check::Status;
+use crate::outcome::Failure;
+use crate::{basic, check, manifest, plan, suite, validate};
 
 /// Exit code: the input was checked and has no errors; every plan is valid.
 pub const EXIT_OK: u8 = 0;
@@ -41,7 +42,11 @@ pub fn core(command: &CoreCommand, color: bool) -> Result<u8, Failure> {
             Status::Clean => EXIT_OK,
             Status::Errors => EXIT_ERRORS,
         }),
-        CoreCommand::Validate(args) => validate::run(args, color).map(|status| match status {
+        CoreCommand::Validate(args) => match &args.manifest {
+            Some(path) => manifest::run(path, args),
+            None => validate::run(args, color),
+        }
+        .map(|status| match status {
             validate::Status::Valid => EXIT_OK,
             validate::Status::Invalid => EXIT_ERRORS,
             validate::Status::InputErrors => EXIT_UNUSABLE,

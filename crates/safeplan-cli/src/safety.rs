@@ -10,7 +10,7 @@ use safeplan_validate::{
     TaskError,
 };
 
-use crate::render::Style;
+use crate::style::Style;
 
 /// A safety verdict with what is needed to phrase it.
 #[derive(Debug)]

@@ -20,12 +20,12 @@ use safeplan_validate::{CompileOptions, TaskMetadata};
 use serde::Serialize;
 
 use crate::args::SuiteArgs;
-use crate::check::{
-    Checked, Failure, FileResult, Outcome, check, check_options, count, io_reason, read_inputs,
-};
+use crate::check::{Checked, check, check_options, read_inputs};
+use crate::outcome::{Failure, FileResult, Outcome, io_reason};
 use crate::render::{Renderer, failure_report};
 use crate::report::{FailureJson, FileReport, InputError, SafetyJson, failure_json};
 use crate::safety::Safety;
+use crate::style::count;
 use crate::validate::Sink;
 
 /// The file arguments, for hints.

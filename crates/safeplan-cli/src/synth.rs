@@ -13,7 +13,7 @@ use safeplan_bench::noise::{MAX_NOISE_ACTIONS, NoiseSummary, inject_noise};
 use safeplan_bench::synth::{SynthOptions, SynthSummary, write_suite};
 use safeplan_bench::{BenchError, Suite};
 
-use crate::check::Failure;
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan synth`.
 #[derive(Debug, Args)]

@@ -8,8 +8,8 @@ use clap::Args;
 use safeplan_judge::noise::{NoiseKind, inject};
 use safeplan_judge::priors::Priors;
 
-use crate::check::Failure;
 use crate::judge::{input, load_episodes};
+use crate::outcome::Failure;
 
 /// Arguments of `safeplan teach-noise`.
 #[derive(Debug, Args)]

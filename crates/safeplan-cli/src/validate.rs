@@ -22,11 +22,10 @@ use safeplan_validate::{
 };
 
 use crate::args::ValidateArgs;
-use crate::check::Failure;
 use crate::check::{
-    Checked, FileResult, Outcome, PlanReading, ReadError, check, check_options, load_plan,
-    read_input, read_inputs,
+    Checked, PlanReading, check, check_options, load_plan, read_input, read_inputs,
 };
+use crate::outcome::{Failure, Outcome, PlanResult, Tally};
 use crate::render::Renderer;
 use crate::safety::Safety;
 
@@ -46,125 +45,10 @@ pub enum Status {
     InputErrors,
 }
 
-/// What happened to one plan.
-// One value per plan, printed and dropped at once: its size does not matter.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum PlanResult {
-    /// The plan was read and executed.
-    Validated {
-        /// The plan file, with its reading warnings (under `--llm-plan`, skipped text).
-        file: FileResult,
-        /// The library's verdict (for a safety-augmented task, validity for it as given,
-        /// its goal's danger bound included).
-        verdict: Verdict,
-        /// For a safety-augmented task, the safety verdict.
-        safety: Option<Safety>,
-        /// Under `--llm-plan`: the steps read from the reply and the reader's warnings.
-        read: Option<safeplan_pddl::ReadReport>,
-    },
-    /// The plan file could not be read at all.
-    Unreadable(ReadError),
-    /// The plan file has reading errors (its diagnostics); it was not executed.
-    Unread(FileResult),
-    /// The domain or problem has errors, so no plan could be executed.
-    NoTask {
-        /// The plan's path as given.
-        path: String,
-    },
-}
-
-impl PlanResult {
-    /// The plan's path as given on the command line.
-    pub fn path(&self) -> String {
-        match self {
-            PlanResult::Validated { file, .. } | PlanResult::Unread(file) => file.path.clone(),
-            PlanResult::Unreadable(e) => e.path.display().to_string(),
-            PlanResult::NoTask { path } => path.clone(),
-        }
-    }
-
-    /// Whether the plan was executed and is valid.
-    pub fn is_valid(&self) -> bool {
-        matches!(self, PlanResult::Validated { verdict, .. } if verdict.valid)
-    }
-
-    /// Whether the plan was executed and passes: valid, or on a safety-augmented task,
-    /// feasible and safe.
-    pub fn passes(&self) -> bool {
-        match self {
-            PlanResult::Validated {
-                safety: Some(safety),
-                ..
-            } => safety.passes(),
-            PlanResult::Validated { verdict, .. } => verdict.valid,
-            _ => false,
-        }
-    }
-
-    /// Whether the plan could not be validated because of an input error.
-    pub fn is_input_error(&self) -> bool {
-        !matches!(self, PlanResult::Validated { .. })
-    }
-}
-
-/// Counts over the plans of one run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    /// Plans executed and valid.
-    pub valid: usize,
-    /// Plans executed and invalid.
-    pub invalid: usize,
-    /// Plans not validated because of an input error.
-    pub not_validated: usize,
-    /// On a safety-augmented task: plans feasible and safe.
-    pub safe: usize,
-    /// On a safety-augmented task: plans feasible but unsafe.
-    pub unsafe_: usize,
-    /// On a safety-augmented task: plans infeasible.
-    pub infeasible: usize,
-    /// Plans that were executed but do not pass (invalid; or on a safety-augmented task,
-    /// infeasible or unsafe).
-    pub failing: usize,
-}
-
-impl Tally {
-    pub fn add(&mut self, result: &PlanResult) {
-        if let PlanResult::Validated {
-            safety: Some(safety),
-            ..
-        } = result
-        {
-            let v = &safety.verdict;
-            match (v.feasible, v.safe) {
-                (true, true) => self.safe += 1,
-                (true, false) => self.unsafe_ += 1,
-                (false, _) => self.infeasible += 1,
-            }
-        }
-        if !result.passes() && !result.is_input_error() {
-            self.failing += 1;
-        }
-        if result.is_valid() {
-            self.valid += 1;
-        } else if result.is_input_error() {
-            self.not_validated += 1;
-        } else {
-            self.invalid += 1;
-        }
-    }
-
-    /// All plans counted.
-    pub fn total(&self) -> usize {
-        self.valid + self.invalid + self.not_validated
-    }
-}
-
 /// Run `safeplan validate` and print a verdict per plan on standard output.
 pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
-    if let Some(manifest) = &args.manifest {
-        return crate::manifest::run(manifest, args);
-    }
+    // `--manifest` is dispatched by `run::core` to `manifest::run`, which uses this module's
+    // compile and validate steps: the dependency runs one way.
     let (Some(domain_path), Some(problem_path)) = (&args.domain, &args.problem) else {
         return Err(Failure::Input {
             message: "no DOMAIN and PROBLEM given".into(),
