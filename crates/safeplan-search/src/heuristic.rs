@@ -64,6 +64,16 @@ pub(crate) struct Heuristic {
 
 pub(crate) const INFINITE: u32 = u32::MAX;
 
+/// The largest cost the bucket queue keeps apart. h_add sums its preconditions' costs, so a
+/// chain of actions that each need two costly atoms doubles the cost per level: without a
+/// cap, 30 levels would ask for a queue of 2^31 buckets (the process aborts), and past 32
+/// the sum saturates to `INFINITE` and a reachable goal looks like a dead end. Costs above
+/// the cap share its bucket: an atom is still reached, and its supporter is still fired
+/// before it is queued (so the best-supporter graph stays acyclic); only the order among
+/// such atoms is lost. For h_max a capped cost is lower than the true one, so the estimate
+/// stays admissible.
+const BUCKET_CAP: u32 = 1 << 20;
+
 impl Heuristic {
     pub fn new(task: &GroundTask, kind: Relaxation) -> Heuristic {
         let relaxed = RelaxedAtoms::new(task);
@@ -134,6 +144,7 @@ impl Heuristic {
     }
 
     fn push(&mut self, atom: u32, cost: u32, by: u32) {
+        let cost = cost.min(BUCKET_CAP);
         if cost < self.cost[atom as usize] {
             self.cost[atom as usize] = cost;
             self.supporter[atom as usize] = by;
@@ -263,5 +274,71 @@ impl Heuristic {
             self.stack.extend_from_slice(&self.pres[pre]);
         }
         count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GroundOptions;
+    use crate::eval::{Layout, set};
+    use safeplan_pddl::{parse_domain, parse_problem};
+    use safeplan_validate::Task;
+
+    /// `levels` levels, each atom of the next needing both atoms of the last: h_add of
+    /// level `i` is 2^(i+1) - 1, h_FF of the last is 2 * levels - 1 (one action per atom).
+    fn doubling(levels: usize) -> GroundTask {
+        let domain = "(define (domain doubling) (:requirements :strips)
+            (:predicates (p ?l) (q ?l) (next ?a ?b))
+            (:action make-p :parameters (?a ?b) :precondition (and (p ?a) (q ?a) (next ?a ?b)) :effect (p ?b))
+            (:action make-q :parameters (?a ?b) :precondition (and (p ?a) (q ?a) (next ?a ?b)) :effect (q ?b)))";
+        let objects: Vec<String> = (0..=levels).map(|i| format!("l{i}")).collect();
+        let next: Vec<String> = (0..levels)
+            .map(|i| format!("(next l{i} l{})", i + 1))
+            .collect();
+        let problem = format!(
+            "(define (problem d) (:domain doubling) (:objects {}) (:init (p l0) (q l0) {}) (:goal (p l{levels})))",
+            objects.join(" "),
+            next.join(" ")
+        );
+        let d = parse_domain(domain).value.unwrap();
+        let p = parse_problem(&problem).value.unwrap();
+        GroundTask::ground(&Task::compile(&d, &p).unwrap(), &GroundOptions::default()).unwrap()
+    }
+
+    fn initial(task: &GroundTask) -> Vec<u64> {
+        let mut s = vec![0u64; Layout::new(task).bits.max(1)];
+        for &a in &task.init {
+            set(&mut s, a, true);
+        }
+        s
+    }
+
+    /// h_add past the cap: the queue stays bounded and h_FF is exact. Before the cap, 22
+    /// levels made a queue of 2^23 buckets, and 40 levels aborted the process.
+    #[test]
+    fn doubling_h_add_keeps_the_queue_bounded_and_the_goal_reachable() {
+        for levels in [22, 40] {
+            let task = doubling(levels);
+            let mut h = Heuristic::new(&task, Relaxation::Ff);
+            if levels == 22 {
+                // Checked first, so the old code fails here instead of aborting at 40.
+                assert_eq!(h.evaluate(&initial(&task)), 2 * levels as u32 - 1);
+                assert!(
+                    h.buckets.len() <= BUCKET_CAP as usize + 1,
+                    "{}",
+                    h.buckets.len()
+                );
+                continue;
+            }
+            assert_eq!(
+                h.evaluate(&initial(&task)),
+                2 * levels as u32 - 1,
+                "{levels} levels"
+            );
+            assert!(h.buckets.len() <= BUCKET_CAP as usize + 1);
+            let mut max = Heuristic::new(&task, Relaxation::Max);
+            assert_eq!(max.evaluate(&initial(&task)), levels as u32);
+        }
     }
 }
