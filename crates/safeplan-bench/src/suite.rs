@@ -239,22 +239,13 @@ pub struct ReadAnswer {
     pub reading: Vec<String>,
 }
 
-/// Read an LLM's reply (or any planner's text) as a plan: a plan file when it is one
-/// (strictly, with steps and no error), else with [`safeplan_pddl::read_reply`] and the
-/// task's names. A reply from which no step can be read is no plan, never the empty plan
+/// Read an LLM's reply (or any planner's text, a plan file included) as a plan: with the
+/// one reply reader, [`safeplan_pddl::read_reply`], and the task's names, as every front end
+/// reads a reply (`CheckedTask::assess_reply`). A plan file is read as exactly its steps (the
+/// reader's invariant; `plan_files_read_by_the_one_reader_are_their_steps` checks it on the
+/// suite). A reply from which no step can be read is no plan, never the empty plan
 /// (docs/FORMAT.md, "Plans in LLM replies").
 pub fn read_answer(text: &str, vocabulary: Option<&safeplan_pddl::Vocabulary>) -> ReadAnswer {
-    let strict = safeplan_pddl::parse_plan(text);
-    if let Some(plan) = &strict.value
-        && !strict.has_errors()
-        && !plan.steps.is_empty()
-    {
-        return ReadAnswer {
-            steps: Some(plan.steps.iter().map(step_text).collect()),
-            no_plan: None,
-            reading: Vec::new(),
-        };
-    }
     let reply = safeplan_pddl::read_reply(text, vocabulary);
     // The warnings as every front end shows them (`ReadReport::warnings`).
     let reading = reply.warnings(text);

@@ -662,3 +662,43 @@ fn replayed_refusals_are_no_plan_and_one_line_replies_read_every_step() {
         }
     }
 }
+
+/// Issue 44: an answer is read by the library's one reply reader alone (the bench kept a
+/// rule of its own: a strict plan file first). A plan file, as a planner writes one (steps
+/// one per line, a comment, the cost line), must still be read as exactly its steps, with
+/// no warning: each task's reference plans from its metadata, in upper and lower case.
+#[test]
+fn plan_files_read_by_the_one_reader_are_their_steps() {
+    let suite = suite();
+    for t in suite.tasks() {
+        let compiled = t.compile().unwrap();
+        let vocabulary = compiled.safety.basic().vocabulary();
+        let m = &t.metadata.reference_feasible_plans;
+        for plan in [m.safe.as_deref(), m.unsafe_plan.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            let steps = safeplan_bench::split_steps(plan);
+            assert!(!steps.is_empty(), "{}", t.id);
+            for upper in [false, true] {
+                let mut file = String::from("; found by a planner\n");
+                for s in &steps {
+                    file.push_str(&if upper { s.to_uppercase() } else { s.clone() });
+                    file.push('\n');
+                }
+                file.push_str(&format!("; cost = {} (unit cost)\n", steps.len()));
+                let read = safeplan_bench::read_answer(&file, Some(&vocabulary));
+                let got: Vec<String> = read
+                    .steps
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|s| s.to_lowercase())
+                    .collect();
+                let want: Vec<String> = steps.iter().map(|s| s.to_lowercase()).collect();
+                assert_eq!(got, want, "{}: {file}", t.id);
+                assert_eq!(read.no_plan, None, "{}", t.id);
+                assert!(read.reading.is_empty(), "{}: {:?}", t.id, read.reading);
+            }
+        }
+    }
+}
