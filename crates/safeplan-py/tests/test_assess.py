@@ -6,7 +6,10 @@ hand-read facts of the example tasks."""
 from __future__ import annotations
 
 import json
+import os
+import pathlib
 import pickle
+import subprocess
 
 import pytest
 import safeplan
@@ -86,3 +89,28 @@ def test_the_c_api_says_the_same(soup: safeplan.CheckedTask) -> None:
                 lib.safeplan_verdict_free(v)
     finally:
         lib.safeplan_task_free(task)
+
+
+def test_spans_index_the_file_as_it_is_on_disk_with_crlf_lines(tmp_path) -> None:
+    """A CRLF file's spans are byte offsets into the file as written, as the CLI's are: the
+    loaders read files without newline translation (they once read with Python's universal
+    newlines, so every span past line 1 was short by one byte per line above it)."""
+    soup = REPO / "examples/tasks/hot-soup"
+    domain = tmp_path / "domain.pddl"
+    problem = tmp_path / "problem.pddl"
+    domain.write_bytes((soup / "domain.pddl").read_bytes().replace(b"\n", b"\r\n"))
+    problem.write_bytes((soup / "problem.pddl").read_bytes().replace(b"\n", b"\r\n"))
+    # Moving before picking the soup up: put-down's precondition (holding soup) fails.
+    verdict = safeplan.load_checked_task(domain, problem).assess("(move stove table)\n(put-down soup table)\n")
+    failure = json.loads(verdict.to_json())["failure"]
+    (unmet,) = failure["unmet"]
+    span = unmet["source"]["span"]
+    assert domain.read_bytes()[span["start"] : span["end"]] == b"(holding ?i)"
+    assert unmet["literal"] == "(holding soup)"
+    # The same span as the CLI's, which reads the bytes itself.
+    binary = pathlib.Path(os.environ.get("SAFEPLAN_BIN", REPO / "target" / "debug" / "safeplan"))
+    if binary.is_file():
+        plan = tmp_path / "p.plan"
+        plan.write_text("(move stove table)\n(put-down soup table)\n")
+        done = subprocess.run([str(binary), "validate", "--json", str(domain), str(problem), str(plan)], capture_output=True, text=True)
+        assert json.loads(done.stdout)["failure"]["unmet"][0]["source"]["span"] == span

@@ -189,7 +189,7 @@ def executive_main(argv: Optional[list[str]] = None) -> int:
     if len(args) < 2:
         print("usage: executive PLAN_FILE [EXECUTION_ID] [--ros-args ...]", file=sys.stderr)
         return 2
-    with open(args[1], encoding="utf-8") as f:
+    with open(args[1], encoding="utf-8", newline="") as f:
         plan = f.read()
     spin.init(argv if argv is not None else sys.argv)
     node = Executive()

@@ -113,7 +113,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _read(path: PathLike) -> tuple[str, str]:
-    with open(path, encoding="utf-8") as f:
+    # `newline=""`: the text as on disk, CRLF kept, so every span is a byte offset into the
+    # file the user has (as the CLI's and the C API's are), not into a translated copy.
+    with open(path, encoding="utf-8", newline="") as f:
         return f.read(), os.fspath(path)
 
 
