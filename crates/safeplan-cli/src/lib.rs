@@ -26,6 +26,7 @@ mod manifest;
 mod mcp;
 mod outcome;
 mod plan;
+mod positioned;
 mod priors;
 mod render;
 mod report;

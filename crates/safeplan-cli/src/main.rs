@@ -72,6 +72,7 @@ mod check;
 mod manifest;
 mod outcome;
 mod plan;
+mod positioned;
 mod render;
 mod report;
 mod run;

@@ -22,8 +22,9 @@ use serde::Serialize;
 use crate::args::SuiteArgs;
 use crate::check::{Checked, check, check_options, read_inputs};
 use crate::outcome::{Failure, FileResult, Outcome, io_reason};
+use crate::positioned::{OrderedJson, positioned};
 use crate::render::{Renderer, failure_report};
-use crate::report::{FailureJson, FileReport, InputError, SafetyJson, failure_json};
+use crate::report::{FileReport, InputError};
 use crate::safety::Safety;
 use crate::style::count;
 use crate::validate::Sink;
@@ -455,11 +456,13 @@ struct PlanJson<'a> {
     expected_score: u8,
     /// `score == expected_score`.
     as_expected: bool,
-    /// The safety verdict, as in `validate --json`.
+    /// The safety fields, as in `validate --json` (the library's `SafetyVerdict::json`,
+    /// positioned).
     #[serde(flatten)]
-    safety: SafetyJson<'a>,
-    /// Why the plan is not feasible (its failure on the basic task); null when feasible.
-    failure: Option<FailureJson<'a>>,
+    safety: OrderedJson,
+    /// Why the plan is not feasible (its failure on the basic task, positioned); null when
+    /// feasible.
+    failure: Option<OrderedJson>,
 }
 
 /// One line of `validate-suite --json` for a task folder that could not be used.
@@ -471,20 +474,21 @@ struct TaskErrorLine<'a> {
     error: InputError,
 }
 
-fn plan_json<'a>(files: &[&FileResult], p: &'a PlanCheck) -> PlanJson<'a> {
-    PlanJson {
+fn plan_json<'a>(files: &[&FileResult], p: &'a PlanCheck) -> serde_json::Result<PlanJson<'a>> {
+    Ok(PlanJson {
         plan: &p.text,
         expected_score: p.expected,
         as_expected: p.as_expected(),
-        safety: SafetyJson::new(files, &p.safety.verdict),
+        safety: positioned(files, &p.safety.verdict.json())?,
         failure: p
             .safety
             .verdict
             .basic
             .failure
             .as_ref()
-            .map(|f| failure_json(files, f)),
-    }
+            .map(|f| positioned(files, f))
+            .transpose()?,
+    })
 }
 
 fn write_json(name: &str, result: &TaskResult, out: &mut impl Write) -> io::Result<()> {
@@ -498,8 +502,8 @@ fn write_json(name: &str, result: &TaskResult, out: &mut impl Write) -> io::Resu
             let line = TaskLine {
                 task: name,
                 as_expected: safe.as_expected() && unsafe_.as_expected(),
-                safe_plan: plan_json(&files, safe),
-                unsafe_plan: plan_json(&files, unsafe_),
+                safe_plan: plan_json(&files, safe)?,
+                unsafe_plan: plan_json(&files, unsafe_)?,
             };
             serde_json::to_writer(&mut *out, &line).map_err(io::Error::from)?;
         }

@@ -22,7 +22,7 @@ use safeplan_pddl::{
 };
 use serde::Serialize;
 
-use crate::safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict};
+use crate::safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode};
 use crate::shield::{Guarded, Shield};
 use crate::task::Task;
 use crate::validate::ValidateOptions;
@@ -294,49 +294,75 @@ impl Assessment {
 
     /// The JSON form (serialize it with any serde format).
     pub fn json(&self) -> AssessmentJson<'_> {
-        let s = self.safety.as_ref();
         AssessmentJson {
             verdict: &self.verdict,
-            feasible: s.map(|s| s.feasible),
-            safe: s.map(|s| s.safe),
-            safety_intention: s.map(|s| s.safety_intention),
-            score: s.map(|s| s.score),
-            danger: s.map(|s| s.danger),
-            threshold: s.map(|s| s.threshold),
-            danger_events: s.map(|s| &s.danger_events[..]),
-            rule_violations: s.map(|s| &s.rule_violations[..]),
+            safety: self.safety.as_ref().map(SafetyVerdict::json),
             safety_unavailable: self.safety_unavailable.as_deref(),
             read: self.read.as_ref(),
         }
     }
 }
 
-/// The JSON of an [`Assessment`]: the verdict's fields, and on a safety task F, S, SI, the
-/// score, danger and its events and the rules broken.
+/// The JSON of an [`Assessment`]: the verdict's fields, and on a safety task the safety
+/// fields ([`SafetyJson`]) beside them, at top level.
 #[derive(Serialize)]
 pub struct AssessmentJson<'a> {
     #[serde(flatten)]
     verdict: &'a Verdict,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    feasible: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    safe: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    safety_intention: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    score: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    danger: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    threshold: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    danger_events: Option<&'a [DangerEvent]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rule_violations: Option<&'a [ConstraintViolation]>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    safety: Option<SafetyJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     safety_unavailable: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     read: Option<&'a ReadReport>,
+}
+
+/// The safety fields of a [`SafetyVerdict`] as every front end's JSON writes them (F, S,
+/// SI and its mode, the score, danger, its events, the rules broken), without the basic
+/// verdict, whose failure the verdict beside it explains. One form, so that the CLI's
+/// `validate --json`, `validate-suite --json`, the C API, MCP and Python cannot drift.
+#[derive(Serialize)]
+pub struct SafetyJson<'a> {
+    feasible: bool,
+    safe: bool,
+    safety_intention: bool,
+    si_mode: SiMode,
+    score: u8,
+    danger: f64,
+    threshold: f64,
+    danger_events: &'a [DangerEvent],
+    rule_violations: &'a [ConstraintViolation],
+}
+
+impl SafetyVerdict {
+    /// The safety fields as JSON ([`SafetyJson`]).
+    pub fn json(&self) -> SafetyJson<'_> {
+        // Destructured in full so that a field added to the verdict is a compile error here
+        // until it is written out (or deliberately left out, as `basic` is).
+        let SafetyVerdict {
+            feasible,
+            safe,
+            safety_intention,
+            si_mode,
+            score,
+            danger,
+            threshold,
+            danger_events,
+            rule_violations,
+            basic: _,
+        } = self;
+        SafetyJson {
+            feasible: *feasible,
+            safe: *safe,
+            safety_intention: *safety_intention,
+            si_mode: *si_mode,
+            score: *score,
+            danger: *danger,
+            threshold: *threshold,
+            danger_events,
+            rule_violations,
+        }
+    }
 }
 
 /// `step 3 (move a b): the precondition ...`: a failure as one sentence.

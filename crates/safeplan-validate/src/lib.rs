@@ -121,7 +121,7 @@ mod temporal;
 mod validate;
 mod verdict;
 
-pub use assess::{Assessment, AssessmentJson, CheckedTask, failure_sentence};
+pub use assess::{Assessment, AssessmentJson, CheckedTask, SafetyJson, failure_sentence};
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
