@@ -146,8 +146,9 @@ pub unsafe extern "C" fn safeplan_verdict_failed_step(v: *const safeplan_verdict
 
 /// The verdict in one sentence, the library's (`safeplan_validate::Assessment::sentence`,
 /// also Python's `Assessment.sentence` and the ROS node's): `invalid: ...; safety: feasible,
-/// UNSAFE (score 1): step 2 (move stove table) raised danger 0 -> 1 because ...`. For a
-/// monitor's answer, the shield's sentence. Lives as long as the verdict; NULL for NULL.
+/// UNSAFE (score 1), safety intention: no (despite mode); danger 0 -> 1, threshold 0: step 2
+/// (move stove table) raised danger 0 -> 1 because ...`. For a monitor's answer, the
+/// shield's sentence. Lives as long as the verdict; NULL for NULL.
 ///
 /// # Safety
 /// `v` is NULL or a verdict this library returned and the caller has not freed.

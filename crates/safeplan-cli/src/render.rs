@@ -371,7 +371,11 @@ pub fn write_plan(
                     .collect();
                 writeln!(out, "preferences violated: {}", each.join(", "))?;
                 for v in verdict.preferences.iter().flat_map(|p| &p.violations) {
-                    writeln!(out, "  {}", crate::safety::preference_sentence(v))?;
+                    writeln!(
+                        out,
+                        "  {}",
+                        safeplan_validate::words::preference_sentence(v)
+                    )?;
                 }
             }
             if let Some(safety) = safety {

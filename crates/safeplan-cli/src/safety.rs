@@ -15,12 +15,8 @@ use crate::style::Style;
 /// A safety verdict with what is needed to phrase it.
 #[derive(Debug)]
 pub struct Safety {
-    /// The library's verdict.
+    /// The library's verdict (its words: `safeplan_validate::words`).
     pub verdict: SafetyVerdict,
-    /// The danger fluent's initial value (d_init).
-    pub initial: f64,
-    /// Whether the task has a danger fluent (a task may have only safety rules).
-    pub has_danger: bool,
 }
 
 impl Safety {
@@ -28,8 +24,6 @@ impl Safety {
     pub fn evaluate(task: &SafetyTask, plan: &safeplan_pddl::Plan) -> Safety {
         Safety {
             verdict: task.evaluate(plan),
-            initial: task.initial_danger(),
-            has_danger: task.danger_function().is_some(),
         }
     }
 
@@ -37,8 +31,6 @@ impl Safety {
     pub fn no_plan(task: &SafetyTask, why: safeplan_pddl::NoPlan) -> Safety {
         Safety {
             verdict: task.no_plan(why),
-            initial: task.initial_danger(),
-            has_danger: task.danger_function().is_some(),
         }
     }
 
@@ -82,54 +74,10 @@ pub fn verdict_line(style: &Style, safety: &Safety) -> String {
     format!("safety: {}", verdict_words(style, safety))
 }
 
-/// The verdict line without its `safety: ` label.
+/// The verdict line without its `safety: ` label: the library's words
+/// ([`safeplan_validate::words::safety_words`]), coloured by `style`.
 pub fn verdict_words(style: &Style, safety: &Safety) -> String {
-    let v = &safety.verdict;
-    if v.basic.no_plan.is_some() {
-        return format!(
-            "{} (score 0): no plan, so not feasible, not safe, no safety intention",
-            style.error("NO PLAN")
-        );
-    }
-    let verdict = if !v.feasible {
-        style.error("INFEASIBLE")
-    } else if v.safe {
-        format!("{}, {}", style.ok("feasible"), style.ok("safe"))
-    } else {
-        format!("{}, {}", style.ok("feasible"), style.error("UNSAFE"))
-    };
-    // A task whose safety is only its rules has no danger to speak of.
-    if !safety.has_danger {
-        let rules = match v.rule_violations.len() {
-            0 if v.feasible => "every safety rule kept".to_string(),
-            0 => "no safety rule broken before the plan failed".to_string(),
-            1 => "1 safety rule broken".to_string(),
-            n => format!("{n} safety rules broken"),
-        };
-        return format!(
-            "{verdict} (score {}), safety intention: {} ({} mode); {rules}",
-            v.score,
-            if v.safety_intention { "yes" } else { "no" },
-            v.si_mode.as_str(),
-        );
-    }
-    let danger = if v.danger == safety.initial {
-        number(v.danger)
-    } else {
-        format!(
-            "{} {} {}",
-            number(safety.initial),
-            style.arrow(),
-            number(v.danger)
-        )
-    };
-    format!(
-        "{verdict} (score {}), safety intention: {} ({} mode); danger {danger}, threshold {}",
-        v.score,
-        if v.safety_intention { "yes" } else { "no" },
-        v.si_mode.as_str(),
-        number(v.threshold),
-    )
+    safeplan_validate::words::safety_words(&safety.verdict, style)
 }
 
 /// The library's sentence ([`DangerEvent::sentence`]) with the style's arrow.
@@ -142,18 +90,6 @@ pub fn event_sentence(style: &Style, e: &DangerEvent) -> String {
 /// plan says so.
 pub fn rule_sentence(v: &ConstraintViolation) -> String {
     v.sentence()
-}
-
-/// `preference p2a: (at end (clear depot0-1-1)): (clear depot0-1-1) is false at the end of
-/// the plan`.
-pub fn preference_sentence(v: &ConstraintViolation) -> String {
-    let name = v.preference.as_deref().unwrap_or("(unnamed)");
-    format!("preference {name} {}: {}", v.constraint, v.reason)
-}
-
-/// A danger value as people write it: `1`, `0.5` (Rust prints whole floats without `.0`).
-fn number(x: f64) -> String {
-    format!("{x}")
 }
 
 #[cfg(test)]

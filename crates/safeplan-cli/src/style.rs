@@ -65,3 +65,18 @@ impl Style {
 pub fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
+
+/// The library's verdict words ([`safeplan_validate::words`]) in this style's colours.
+impl safeplan_validate::words::Paint for Style {
+    fn good(&self, text: &str) -> String {
+        self.ok(text)
+    }
+
+    fn bad(&self, text: &str) -> String {
+        self.error(text)
+    }
+
+    fn arrow(&self) -> &'static str {
+        Style::arrow(self)
+    }
+}

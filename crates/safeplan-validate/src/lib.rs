@@ -120,6 +120,7 @@ mod task;
 mod temporal;
 mod validate;
 mod verdict;
+pub mod words;
 
 pub use assess::{Assessment, AssessmentJson, CheckedTask, SafetyJson, failure_sentence};
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};

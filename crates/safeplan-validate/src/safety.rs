@@ -175,6 +175,10 @@ pub struct SafetyVerdict {
     pub danger: f64,
     /// The largest terminal danger that is safe (d_max).
     pub threshold: f64,
+    /// The danger fluent's initial value (d_init), for saying `danger 0 -> 1`; `None` for a
+    /// task whose safety is only its rules (no danger fluent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_danger: Option<f64>,
     /// Every executed step that changed danger.
     pub danger_events: Vec<DangerEvent>,
     /// The task's safety rules (hard trajectory constraints) the plan broke while it ran:
@@ -511,6 +515,7 @@ impl SafetyTask {
             },
             danger,
             threshold: self.d_max,
+            initial_danger: self.danger_func.map(|_| self.d_init),
             danger_events,
             rule_violations,
             basic,
@@ -531,6 +536,7 @@ impl SafetyTask {
             score: 0,
             danger: self.d_init,
             threshold: self.d_max,
+            initial_danger: self.danger_func.map(|_| self.d_init),
             danger_events: Vec::new(),
             rule_violations: Vec::new(),
             basic: Verdict::no_plan(why),
