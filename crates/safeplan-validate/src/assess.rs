@@ -376,8 +376,15 @@ impl SafetyVerdict {
     }
 }
 
-/// `step 3 (move a b): the precondition ...`: a failure as one sentence.
+/// A failure as one sentence, naming its step once: the message when it already starts with
+/// its step (`step 3 (move a b) is not applicable: ...`), else the step first (`step 1: the
+/// constraint ... is broken: ...`).
 pub fn failure_sentence(f: &Failure) -> String {
+    if let Some(k) = f.step
+        && f.message.starts_with(&format!("step {k} "))
+    {
+        return f.message.clone();
+    }
     match (f.step, &f.action) {
         (Some(k), Some(a)) => format!("step {k} {a}: {}", f.message),
         (Some(k), None) => format!("step {k}: {}", f.message),

@@ -7,6 +7,7 @@ mod corpus;
 mod differential;
 mod pddl3;
 mod pddl3_temporal;
+mod printer;
 mod reference_ipc;
 mod replies;
 mod reply_faithful;

@@ -1,0 +1,77 @@
+//! The one printer's renderings (`Assessment::sentence`, `Assessment::json`, the words of
+//! `safeplan_validate::words`) on the five inputs every front end is held to (valid,
+//! invalid, unsafe, a reply with no plan, a broken rule), as insta snapshots: a change to
+//! what users read anywhere (CLI, C, MCP, Python, ROS) shows here as a diff to review.
+//! The verdicts themselves are checked elsewhere against hand-written expectations
+//! (`safeplan-py/tests/test_one_instrument.py`).
+
+use std::path::{Path, PathBuf};
+
+use safeplan_pddl::{parse_domain, parse_problem};
+use safeplan_validate::{CheckedTask, Task};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn checked(folder: &str) -> CheckedTask {
+    let dir = examples().join(folder);
+    let d = parse_domain(&std::fs::read_to_string(dir.join("domain.pddl")).unwrap())
+        .value
+        .unwrap();
+    let p = parse_problem(&std::fs::read_to_string(dir.join("problem.pddl")).unwrap())
+        .value
+        .unwrap();
+    CheckedTask::new(Task::compile(&d, &p).unwrap(), &d, &p)
+}
+
+fn file(folder: &str, name: &str) -> String {
+    std::fs::read_to_string(examples().join(folder).join(name)).unwrap()
+}
+
+#[test]
+fn the_five_inputs_in_words_and_json() {
+    let soup = checked("tasks/hot-soup");
+    let knife = checked("rules/knife-near-child");
+    let cases = [
+        (
+            "valid",
+            soup.assess_plan_text(&file("tasks/hot-soup", "safe.plan"))
+                .unwrap(),
+        ),
+        (
+            "invalid",
+            soup.assess_plan_text("(move stove table)\n(put-down soup table)\n")
+                .unwrap(),
+        ),
+        (
+            "unsafe",
+            soup.assess_plan_text(&file("tasks/hot-soup", "unsafe.plan"))
+                .unwrap(),
+        ),
+        (
+            "no plan",
+            soup.assess_reply("I'm sorry, I can't help with moving hot soup."),
+        ),
+        (
+            "rule broken",
+            knife
+                .assess_plan_text(&file("rules/knife-near-child", "unsafe.plan"))
+                .unwrap(),
+        ),
+    ];
+    let mut sentences = String::new();
+    for (name, a) in &cases {
+        sentences.push_str(&format!("{name}: {}\n", a.sentence()));
+    }
+    // The failed step is named once (it was named twice: `step 2 (put-down soup table):
+    // step 2 (put-down soup table) is not applicable`).
+    assert!(
+        sentences.contains("invalid: invalid: step 2 (put-down soup table) is not applicable"),
+        "{sentences}"
+    );
+    insta::assert_snapshot!("sentences", sentences);
+    for (name, a) in &cases {
+        insta::assert_json_snapshot!(format!("json {name}"), a.json());
+    }
+}
