@@ -15,18 +15,18 @@ fn examples() -> PathBuf {
 }
 
 fn checked(folder: &str) -> CheckedTask {
-    let dir = examples().join(folder);
-    let d = parse_domain(&std::fs::read_to_string(dir.join("domain.pddl")).unwrap())
+    let d = parse_domain(&file(folder, "domain.pddl"))
         .value
-        .unwrap();
-    let p = parse_problem(&std::fs::read_to_string(dir.join("problem.pddl")).unwrap())
+        .expect("the example domain parses");
+    let p = parse_problem(&file(folder, "problem.pddl"))
         .value
-        .unwrap();
-    CheckedTask::new(Task::compile(&d, &p).unwrap(), &d, &p)
+        .expect("the example problem parses");
+    let task = Task::compile(&d, &p).expect("the example task compiles");
+    CheckedTask::new(task, &d, &p)
 }
 
 fn file(folder: &str, name: &str) -> String {
-    std::fs::read_to_string(examples().join(folder).join(name)).unwrap()
+    std::fs::read_to_string(examples().join(folder).join(name)).expect("an example file")
 }
 
 #[test]
@@ -37,17 +37,17 @@ fn the_five_inputs_in_words_and_json() {
         (
             "valid",
             soup.assess_plan_text(&file("tasks/hot-soup", "safe.plan"))
-                .unwrap(),
+                .expect("a plan file"),
         ),
         (
             "invalid",
             soup.assess_plan_text("(move stove table)\n(put-down soup table)\n")
-                .unwrap(),
+                .expect("a plan file"),
         ),
         (
             "unsafe",
             soup.assess_plan_text(&file("tasks/hot-soup", "unsafe.plan"))
-                .unwrap(),
+                .expect("a plan file"),
         ),
         (
             "no plan",
@@ -57,7 +57,7 @@ fn the_five_inputs_in_words_and_json() {
             "rule broken",
             knife
                 .assess_plan_text(&file("rules/knife-near-child", "unsafe.plan"))
-                .unwrap(),
+                .expect("a plan file"),
         ),
     ];
     let mut sentences = String::new();
