@@ -117,6 +117,12 @@ impl SafetyVerdict {
             .is_ok_and(|o| o.get().inner == self.inner && o.get().read == self.read)
     }
 
+    /// The library's words for the safety verdict, as `safeplan validate` prints them after
+    /// `safety:`, with why the plan is unsafe.
+    fn __str__(&self) -> String {
+        safeplan_validate::words::safety_sentence(&self.inner, &safeplan_validate::words::Plain)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "SafetyVerdict(feasible={}, safe={}, safety_intention={}, score={})",

@@ -114,6 +114,12 @@ impl Verdict {
         self.inner.valid
     }
 
+    /// The library's words for the verdict (`valid (2 steps)`, `invalid: step 2 ...`), as
+    /// the one sentence of an assessment begins.
+    fn __str__(&self) -> String {
+        safeplan_validate::words::verdict_words(&self.inner)
+    }
+
     fn __repr__(&self) -> String {
         match &self.inner.failure {
             None => format!(

@@ -114,3 +114,15 @@ def test_spans_index_the_file_as_it_is_on_disk_with_crlf_lines(tmp_path) -> None
         plan.write_text("(move stove table)\n(put-down soup table)\n")
         done = subprocess.run([str(binary), "validate", "--json", str(domain), str(problem), str(plan)], capture_output=True, text=True)
         assert json.loads(done.stdout)["failure"]["unmet"][0]["source"]["span"] == span
+
+
+def test_str_of_the_verdicts_is_the_one_printers_words(soup: safeplan.CheckedTask) -> None:
+    """`str()` of a Verdict and a SafetyVerdict are the library's words, the parts of the
+    one sentence (and of the CLI's `safety:` line): nothing worded in the binding."""
+    unsafe = (SOUP / "unsafe.plan").read_text()
+    sentence = soup.assess(unsafe).sentence
+    verdict = safeplan.load_task(SOUP / "domain.pddl", SOUP / "problem.pddl").validate(unsafe)
+    safety = safeplan.load_safety_task(SOUP / "domain.pddl", SOUP / "problem.pddl").evaluate(unsafe)
+    assert sentence == f"{verdict}; safety: {safety}"
+    # Hand-read from the README: unsafe.plan moves fast with the lid off at step 2.
+    assert str(safety).startswith("feasible, UNSAFE (score 1), safety intention: no (despite mode); danger 0 -> 1")

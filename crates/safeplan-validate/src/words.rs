@@ -5,8 +5,9 @@
 //! the same words. Colour is the caller's: [`Paint`] marks the words a terminal colours, and
 //! [`Plain`] leaves them as they are.
 
+use crate::assess::failure_sentence;
 use crate::safety::SafetyVerdict;
-use crate::verdict::ConstraintViolation;
+use crate::verdict::{ConstraintViolation, Verdict};
 
 /// How the words that carry the verdict are marked: a terminal colours them, everything
 /// else writes them plain ([`Plain`]).
@@ -29,6 +30,32 @@ pub trait Paint {
 pub struct Plain;
 
 impl Paint for Plain {}
+
+/// A verdict in words: `valid (2 steps)`, `invalid: step 2 (move a b) is not applicable:
+/// ...`, `invalid (no plan in the reply: refusal)`.
+pub fn verdict_words(v: &Verdict) -> String {
+    match (&v.no_plan, &v.failure) {
+        (Some(why), _) => format!("invalid (no plan in the reply: {why})"),
+        (None, None) => format!(
+            "valid ({} step{})",
+            v.steps,
+            if v.steps == 1 { "" } else { "s" }
+        ),
+        (None, Some(f)) => format!("invalid: {}", failure_sentence(f)),
+    }
+}
+
+/// A safety verdict in one sentence: [`safety_words`], then why the plan is unsafe
+/// ([`unsafe_reasons`]) after a colon.
+pub fn safety_sentence(v: &SafetyVerdict, paint: &dyn Paint) -> String {
+    let mut text = safety_words(v, paint);
+    let reasons = unsafe_reasons(v, paint);
+    if !reasons.is_empty() {
+        text.push_str(": ");
+        text.push_str(&reasons.join("; "));
+    }
+    text
+}
 
 /// `feasible, UNSAFE (score 1), safety intention: no (despite mode); danger 0 -> 1,
 /// threshold 0`; on a task whose safety is only its rules, `...; 1 safety rule broken`; for
