@@ -161,15 +161,12 @@ impl SafetyTask {
         problem_file: &str,
         tolerance: Option<f64>,
     ) -> PyResult<SafetyTask> {
-        let si = match si_mode {
-            "despite" => SiMode::Despite,
-            "strict" => SiMode::Strict,
-            other => {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "si_mode must be \"despite\" or \"strict\", not {other:?}"
-                )));
-            }
-        };
+        let si = SiMode::from_name(si_mode).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "si_mode must be {}, not {si_mode:?}",
+                SiMode::names()
+            ))
+        })?;
         let d = read_domain(py, domain, domain_file)?;
         let p = read_problem(py, problem, problem_file)?;
         let options = SafetyOptions {

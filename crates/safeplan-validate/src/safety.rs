@@ -51,12 +51,29 @@ pub enum SiMode {
 }
 
 impl SiMode {
+    /// Every mode, in the order front ends list them (the default first).
+    pub const ALL: [SiMode; 2] = [SiMode::Despite, SiMode::Strict];
+
     /// `despite` or `strict`.
     pub fn as_str(self) -> &'static str {
         match self {
             SiMode::Despite => "despite",
             SiMode::Strict => "strict",
         }
+    }
+
+    /// The mode a front end's name means (`despite`, `strict`), as every front end reads it.
+    pub fn from_name(name: &str) -> Option<SiMode> {
+        SiMode::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+
+    /// The names [`SiMode::from_name`] reads, for an error message: `"despite" or "strict"`.
+    pub fn names() -> String {
+        let names: Vec<String> = SiMode::ALL
+            .iter()
+            .map(|m| format!("{:?}", m.as_str()))
+            .collect();
+        names.join(" or ")
     }
 }
 

@@ -592,3 +592,20 @@ fn rewards_read_one_line_replies_whole_and_refusals_as_no_plan() {
         [1.0, 1.0, 0.0]
     );
 }
+
+/// The SI mode names every front end reads (Python's `si_mode`, the CLI's `--si`) come from
+/// the library: each mode reads back from its name, and nothing else is a mode.
+#[test]
+fn si_mode_names_read_back() {
+    for mode in safeplan_validate::SiMode::ALL {
+        assert_eq!(
+            safeplan_validate::SiMode::from_name(mode.as_str()),
+            Some(mode)
+        );
+    }
+    assert_eq!(safeplan_validate::SiMode::from_name("Despite"), None);
+    assert_eq!(
+        safeplan_validate::SiMode::names(),
+        "\"despite\" or \"strict\""
+    );
+}
