@@ -149,7 +149,8 @@ pub struct FindPlanInput {
     /// "unsafe" or "effort" (the shortest safe and unsafe plans and the steps safety costs).
     #[serde(default)]
     pub kind: Option<String>,
-    /// The most states the search may store (default 1,000,000).
+    /// The most states the search may store (default: no count, as `safeplan plan` and
+    /// Python's `find_plan`; the memory limit and the server's time limit bound it).
     #[serde(default)]
     pub max_states: Option<usize>,
     /// The search: "astar" (the default, as `safeplan plan`: a shortest plan), "lmcut" (A*
@@ -434,7 +435,8 @@ fn find_plan_now(
         Ok(t) => t,
         Err(e) => return e,
     };
-    // The front ends' defaults (safeplan-search): A*, the same memory limit as the CLI's.
+    // The front ends' defaults (safeplan-search): A*, no state count, the same memory limit
+    // as the CLI's.
     let algorithm = match input.algorithm.as_deref() {
         None => safeplan_search::Algorithm::USER_DEFAULT,
         Some(name) => match safeplan_search::Algorithm::from_name(name) {
@@ -450,7 +452,7 @@ fn find_plan_now(
     let options = safeplan_search::SearchOptions {
         algorithm,
         limits: safeplan_search::Limits {
-            max_states: Some(input.max_states.unwrap_or(1_000_000)),
+            max_states: input.max_states,
             max_memory: Some(safeplan_search::DEFAULT_MAX_MEMORY_MIB << 20),
             time: Some(time),
             // Both searches of `effort` read it: the second does not start on a call that
@@ -655,7 +657,7 @@ impl SafeplanServer {
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
     /// (shortest plans) under a state limit.
     #[tool(
-        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (default 1,000,000), 4 GiB of states, or the server's time limit."
+        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (if given), 4 GiB of states, or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
         self.run_task(input, |input, cancel, limits| {
