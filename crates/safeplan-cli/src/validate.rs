@@ -249,14 +249,9 @@ pub fn compile(
     ) {
         Ok(safety) => safety,
         Err(e) => {
+            // The library's words, as every front end gives them.
+            outcome.safety_unavailable = Some(safeplan_validate::safety_unavailable_reason(&e));
             let diagnostics = task_error_diagnostics(e, domain);
-            outcome.safety_unavailable = Some(
-                diagnostics
-                    .iter()
-                    .map(|d| d.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            );
             let why = diagnostics
                 .into_iter()
                 .map(|d| {

@@ -143,3 +143,28 @@ def test_five_inputs_one_answer_in_every_front_end(tmp_path: pathlib.Path) -> No
         cli.pop("diagnostics", None)
         assert without_locations(cli) == as_json, name
         assert list(without_locations(cli)) == list(as_json), name
+
+
+def test_safety_that_cannot_be_judged_is_said_the_same_way_everywhere(tmp_path: pathlib.Path) -> None:
+    """A task whose safety-augmented form does not compile (a precondition reads the danger
+    fluent, which the basic task removes) is still validated, and every front end gives the
+    same reason: the CLI's JSON is Python's and the C API's (it once had its own wording)."""
+    (tmp_path / "domain.pddl").write_text(
+        "(define (domain careful) (:requirements :numeric-fluents) (:predicates (done))\n"
+        "  (:functions (danger))\n"
+        "  (:action work :parameters () :precondition (< (danger) 1)\n"
+        "    :effect (and (done) (increase (danger) 1))))\n"
+    )
+    (tmp_path / "problem.pddl").write_text(
+        "(define (problem p) (:domain careful) (:init (= (danger) 0)) (:goal (and (done) (<= (danger) 1))))\n"
+    )
+    ours = safeplan.load_checked_task(tmp_path / "domain.pddl", tmp_path / "problem.pddl").assess("(work)\n")
+    as_json = json.loads(ours.to_json())
+    assert as_json["valid"] is True
+    assert "function `danger` is not declared" in as_json["safety_unavailable"]
+    message, c_json = c_says(c_library(), tmp_path, "(work)\n", False)
+    assert (message, c_json) == (ours.sentence, as_json)
+    cli = cli_says(tmp_path, "(work)\n", False, tmp_path)
+    cli.pop("plan")
+    cli.pop("diagnostics", None)
+    assert without_locations(cli) == as_json

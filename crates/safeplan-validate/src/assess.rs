@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode};
 use crate::shield::{Guarded, Shield};
-use crate::task::Task;
+use crate::task::{Task, TaskError};
 use crate::validate::ValidateOptions;
 use crate::verdict::{ConstraintViolation, Failure, Verdict};
 use crate::words::{self, Plain};
@@ -56,26 +56,7 @@ impl CheckedTask {
     ) -> CheckedTask {
         let (safety, safety_unavailable) = match SafetyTask::new(domain, problem, options) {
             Ok(s) => (s.map(Arc::new), None),
-            // The checker's own messages (what is wrong with the safety form), as the
-            // CLI's warning gives them; the count alone would send the user elsewhere.
-            Err(crate::task::TaskError::Invalid(ds)) => {
-                let messages: Vec<&str> = ds
-                    .iter()
-                    .filter(|d| d.is_error())
-                    .map(|d| d.message.as_str())
-                    .collect();
-                (
-                    None,
-                    Some(format!(
-                        "the safety-augmented task does not compile: {}",
-                        messages.join("; ")
-                    )),
-                )
-            }
-            Err(e) => (
-                None,
-                Some(format!("the safety-augmented task does not compile: {e}")),
-            ),
+            Err(e) => (None, Some(safety_unavailable_reason(&e))),
         };
         let vocabulary = task.vocabulary();
         CheckedTask {
@@ -359,6 +340,26 @@ impl SafetyVerdict {
             danger_events,
             rule_violations,
         }
+    }
+}
+
+/// Why safety cannot be judged, from the error of compiling the safety-augmented task: the
+/// checker's own messages (what is wrong with the safety form), as every front end says it.
+/// The count alone would send the user elsewhere.
+pub fn safety_unavailable_reason(e: &TaskError) -> String {
+    match e {
+        TaskError::Invalid(ds) => {
+            let messages: Vec<&str> = ds
+                .iter()
+                .filter(|d| d.is_error())
+                .map(|d| d.message.as_str())
+                .collect();
+            format!(
+                "the safety-augmented task does not compile: {}",
+                messages.join("; ")
+            )
+        }
+        e => format!("the safety-augmented task does not compile: {e}"),
     }
 }
 

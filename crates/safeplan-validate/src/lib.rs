@@ -122,7 +122,10 @@ mod validate;
 mod verdict;
 pub mod words;
 
-pub use assess::{Assessment, AssessmentJson, CheckedTask, SafetyJson, failure_sentence};
+pub use assess::{
+    Assessment, AssessmentJson, CheckedTask, SafetyJson, failure_sentence,
+    safety_unavailable_reason,
+};
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
