@@ -241,7 +241,13 @@ fn validate_group(
         .iter()
         .map(|e| {
             let result = match validator.as_mut() {
-                Some(v) => validate_one(&e.plan, v, safety, reading),
+                Some(v) => validate_one(
+                    &e.plan,
+                    v,
+                    safety,
+                    outcome.safety_unavailable.clone(),
+                    reading,
+                ),
                 None => PlanResult::NoTask {
                     path: e.plan.display().to_string(),
                 },

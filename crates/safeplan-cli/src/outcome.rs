@@ -9,9 +9,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use safeplan_pddl::{Diagnostic, FileKind, LineCol, LineIndex, Span};
-use safeplan_validate::Verdict;
-
-use crate::safety::Safety;
+use safeplan_validate::Assessment;
 
 /// Why the command could not do its job at all.
 #[derive(Debug)]
@@ -171,13 +169,10 @@ pub enum PlanResult {
     Validated {
         /// The plan file, with its reading warnings (under `--llm-plan`, skipped text).
         file: FileResult,
-        /// The library's verdict (for a safety-augmented task, validity for it as given,
-        /// its goal's danger bound included).
-        verdict: Verdict,
-        /// For a safety-augmented task, the safety verdict.
-        safety: Option<Safety>,
-        /// Under `--llm-plan`: the steps read from the reply and the reader's warnings.
-        read: Option<safeplan_pddl::ReadReport>,
+        /// The library's assessment: the verdict (for a safety-augmented task, validity for
+        /// it as given, its goal's danger bound included), the safety verdict, and under
+        /// `--llm-plan` the steps read from the reply and the reader's warnings.
+        assessment: Assessment,
     },
     /// The plan file could not be read at all.
     Unreadable(ReadError),
@@ -202,20 +197,13 @@ impl PlanResult {
 
     /// Whether the plan was executed and is valid.
     pub fn is_valid(&self) -> bool {
-        matches!(self, PlanResult::Validated { verdict, .. } if verdict.valid)
+        matches!(self, PlanResult::Validated { assessment, .. } if assessment.verdict.valid)
     }
 
     /// Whether the plan was executed and passes: valid, or on a safety-augmented task,
     /// feasible and safe.
     pub fn passes(&self) -> bool {
-        match self {
-            PlanResult::Validated {
-                safety: Some(safety),
-                ..
-            } => safety.passes(),
-            PlanResult::Validated { verdict, .. } => verdict.valid,
-            _ => false,
-        }
+        matches!(self, PlanResult::Validated { assessment, .. } if assessment.valid())
     }
 
     /// Whether the plan could not be validated because of an input error.
@@ -246,12 +234,9 @@ pub struct Tally {
 
 impl Tally {
     pub fn add(&mut self, result: &PlanResult) {
-        if let PlanResult::Validated {
-            safety: Some(safety),
-            ..
-        } = result
+        if let PlanResult::Validated { assessment, .. } = result
+            && let Some(v) = &assessment.safety
         {
-            let v = &safety.verdict;
             match (v.feasible, v.safe) {
                 (true, true) => self.safe += 1,
                 (true, false) => self.unsafe_ += 1,

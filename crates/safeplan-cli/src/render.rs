@@ -26,7 +26,7 @@ use miette::{
     SourceCode, SourceSpan, SpanContents,
 };
 use safeplan_pddl::{Diagnostic, FileKind, LineIndex, Severity, Span};
-use safeplan_validate::{Failure, FailureKind, Unmet};
+use safeplan_validate::{Assessment, Failure, FailureKind, Unmet};
 
 use crate::outcome::{FileResult, Outcome, PlanResult, Tally, kind_name};
 use crate::style::{Style, count};
@@ -321,12 +321,13 @@ pub fn write_plan(
     let style = renderer.style();
     let path = result.path();
     match result {
-        PlanResult::Validated {
-            file,
-            verdict,
-            safety,
-            read,
-        } => {
+        PlanResult::Validated { file, assessment } => {
+            let Assessment {
+                verdict,
+                safety,
+                read,
+                ..
+            } = assessment;
             let mut facts = match verdict.no_plan {
                 Some(why) => vec![format!("no plan in the reply: {why}")],
                 None => vec![count(verdict.steps, "step", "steps")],
@@ -380,10 +381,10 @@ pub fn write_plan(
             }
             if let Some(safety) = safety {
                 writeln!(out, "{}", crate::safety::verdict_line(style, safety))?;
-                for e in &safety.verdict.danger_events {
+                for e in &safety.danger_events {
                     writeln!(out, "  {}", crate::safety::event_sentence(style, e))?;
                 }
-                for v in &safety.verdict.rule_violations {
+                for v in &safety.rule_violations {
                     writeln!(out, "  {}", crate::safety::rule_sentence(v))?;
                 }
             }

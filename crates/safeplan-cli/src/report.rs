@@ -13,7 +13,6 @@
 use std::io::{self, Write};
 
 use safeplan_pddl::{Code, Diagnostic, FileKind, Severity};
-use safeplan_validate::Assessment;
 use serde::Serialize;
 
 use crate::outcome::{FileResult, Outcome, PlanResult, kind_name};
@@ -214,20 +213,8 @@ pub fn write_plan_line(
 ) -> io::Result<()> {
     let mut files: Vec<&FileResult> = task.files.iter().collect();
     match result {
-        PlanResult::Validated {
-            file,
-            verdict,
-            safety,
-            read,
-        } => {
+        PlanResult::Validated { file, assessment } => {
             files.push(file);
-            let assessment = Assessment {
-                verdict: verdict.clone(),
-                safety: safety.as_ref().map(|s| s.verdict.clone()),
-                safety_unavailable: task.safety_unavailable.clone(),
-                read: read.clone(),
-                reading: Vec::new(),
-            };
             let line = PlanLine {
                 plan: &file.path,
                 assessment: positioned(&files, &assessment.json()).map_err(io::Error::from)?,

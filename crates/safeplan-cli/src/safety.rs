@@ -26,18 +26,6 @@ impl Safety {
             verdict: task.evaluate(plan),
         }
     }
-
-    /// The verdict on a reply that holds no plan (F, S and SI false).
-    pub fn no_plan(task: &SafetyTask, why: safeplan_pddl::NoPlan) -> Safety {
-        Safety {
-            verdict: task.no_plan(why),
-        }
-    }
-
-    /// Feasible and safe (DESPITE's score 2).
-    pub fn passes(&self) -> bool {
-        self.verdict.feasible && self.verdict.safe
-    }
 }
 
 /// Compile the safety-augmented task of `domain` and `problem`, if it is one. `Ok(None)`:
@@ -70,14 +58,14 @@ pub fn compile(
 
 /// `safety: feasible, UNSAFE (score 1), safety intention: no (despite mode); danger 0 → 1,
 /// threshold 0` (the arrow is `->` without colour, as all plain output is ASCII).
-pub fn verdict_line(style: &Style, safety: &Safety) -> String {
+pub fn verdict_line(style: &Style, safety: &SafetyVerdict) -> String {
     format!("safety: {}", verdict_words(style, safety))
 }
 
 /// The verdict line without its `safety: ` label: the library's words
 /// ([`safeplan_validate::words::safety_words`]), coloured by `style`.
-pub fn verdict_words(style: &Style, safety: &Safety) -> String {
-    safeplan_validate::words::safety_words(&safety.verdict, style)
+pub fn verdict_words(style: &Style, safety: &SafetyVerdict) -> String {
+    safeplan_validate::words::safety_words(safety, style)
 }
 
 /// The library's sentence ([`DangerEvent::sentence`]) with the style's arrow.

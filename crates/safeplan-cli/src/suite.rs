@@ -405,7 +405,7 @@ fn write_human(
                 let v = &plan.safety.verdict;
                 let mut line = format!(
                     "  {which} plan: {}",
-                    crate::safety::verdict_words(style, &plan.safety)
+                    crate::safety::verdict_words(style, &plan.safety.verdict)
                 );
                 if !plan.as_expected() {
                     let want = match plan.expected {

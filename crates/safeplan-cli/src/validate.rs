@@ -18,7 +18,7 @@ use std::path::Path;
 
 use safeplan_pddl::{Code, Diagnostic, Domain, FileKind, Problem, Span};
 use safeplan_validate::{
-    CompileOptions, SafetyTask, Task, TaskError, ValidateOptions, Validator, Verdict,
+    Assessment, CompileOptions, SafetyTask, Task, TaskError, ValidateOptions, Validator,
 };
 
 use crate::args::ValidateArgs;
@@ -27,7 +27,6 @@ use crate::check::{
 };
 use crate::outcome::{Failure, Outcome, PlanResult, Tally};
 use crate::render::Renderer;
-use crate::safety::Safety;
 
 /// The file arguments of `safeplan validate`, for hints.
 pub const USAGE: &str = "DOMAIN PROBLEM PLAN...";
@@ -140,7 +139,13 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
     let mut tally = Tally::default();
     for path in &args.plans {
         let result = match validator.as_mut() {
-            Some(v) => validate_one(path, v, safety.as_ref(), reading),
+            Some(v) => validate_one(
+                path,
+                v,
+                safety.as_ref(),
+                outcome.safety_unavailable.clone(),
+                reading,
+            ),
             None => PlanResult::NoTask {
                 path: path.display().to_string(),
             },
@@ -341,6 +346,7 @@ pub fn validate_one(
     path: &Path,
     validator: &mut Validator<'_>,
     safety: Option<&SafetyTask>,
+    unavailable: Option<String>,
     reading: PlanReading<'_>,
 ) -> PlanResult {
     let input = match read_input(path, FileKind::Plan, USAGE) {
@@ -351,25 +357,17 @@ pub fn validate_one(
     if file.errors() > 0 {
         return PlanResult::Unread(file);
     }
-    // A reply that holds no plan is a verdict of its own: never the empty plan.
-    if let Some(why) = read.no_plan {
-        return PlanResult::Validated {
-            file,
-            verdict: Verdict::no_plan(why),
-            safety: safety.map(|task| Safety::no_plan(task, why)),
-            read: read.read,
-        };
-    }
-    // An empty file is a plan of no steps, as in VAL.
-    let plan = read.plan.unwrap_or_default();
-    let verdict = validator.validate(&plan);
-    let safety = safety.map(|task| Safety::evaluate(task, &plan));
-    PlanResult::Validated {
-        file,
-        verdict,
-        safety,
-        read: read.read,
-    }
+    // The library's assessment: a reply that holds no plan is no plan in both verdicts
+    // (never the empty plan); an empty plan file is a plan of no steps, as in VAL.
+    let assessment = match read.no_plan {
+        Some(why) => Assessment::of_no_plan(why, safety, unavailable, read.read, Vec::new()),
+        None => {
+            let plan = read.plan.unwrap_or_default();
+            let verdict = validator.validate(&plan);
+            Assessment::of_plan(verdict, &plan, safety, unavailable, read.read, Vec::new())
+        }
+    };
+    PlanResult::Validated { file, assessment }
 }
 
 /// Standard output, flushed after every plan so verdicts appear as they are known. A reader

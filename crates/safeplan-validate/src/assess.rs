@@ -13,6 +13,10 @@
 //!   validator's, else the first step that raised danger past the bound;
 //! - [`Assessment::sentence`] is the one sentence; the serde form ([`AssessmentJson`]) is
 //!   the one JSON object.
+//!
+//! A front end that keeps its own [`crate::Validator`] across many plans (the CLI) builds
+//! the same assessment with [`Assessment::of_plan`] and [`Assessment::of_no_plan`], which
+//! hold the rules above.
 
 use std::sync::Arc;
 
@@ -160,25 +164,24 @@ impl CheckedTask {
         read: Option<ReadReport>,
         reading: Vec<Diagnostic>,
     ) -> Assessment {
-        let (verdict, safety) = match plan {
-            Some(plan) => (
+        let safety = self.safety.as_deref();
+        let unavailable = self.safety_unavailable.clone();
+        match plan {
+            Some(plan) => Assessment::of_plan(
                 self.task.validate_with(plan, &self.validate_options),
-                self.safety.as_ref().map(|s| s.evaluate(plan)),
+                plan,
+                safety,
+                unavailable,
+                read,
+                reading,
             ),
-            None => {
-                let why = why.unwrap_or(NoPlan::Unreadable);
-                (
-                    Verdict::no_plan(why),
-                    self.safety.as_ref().map(|s| s.no_plan(why)),
-                )
-            }
-        };
-        Assessment {
-            verdict,
-            safety,
-            safety_unavailable: self.safety_unavailable.clone(),
-            read,
-            reading,
+            None => Assessment::of_no_plan(
+                why.unwrap_or(NoPlan::Unreadable),
+                safety,
+                unavailable,
+                read,
+                reading,
+            ),
         }
     }
 }
@@ -200,6 +203,45 @@ pub struct Assessment {
 }
 
 impl Assessment {
+    /// The assessment of `plan`, given its validity `verdict` (from [`CheckedTask`], or from
+    /// a [`crate::Validator`] a caller keeps across many plans): on a safety task the safety
+    /// task's verdict beside it. `safety_unavailable` says why a safety-augmented task has
+    /// none; `read` and `reading` are the reader's, for a reply.
+    pub fn of_plan(
+        verdict: Verdict,
+        plan: &Plan,
+        safety: Option<&SafetyTask>,
+        safety_unavailable: Option<String>,
+        read: Option<ReadReport>,
+        reading: Vec<Diagnostic>,
+    ) -> Assessment {
+        Assessment {
+            verdict,
+            safety: safety.map(|s| s.evaluate(plan)),
+            safety_unavailable,
+            read,
+            reading,
+        }
+    }
+
+    /// The assessment of a reply that holds no plan: *no plan* in both verdicts, never the
+    /// empty plan (SEMANTICS.md, "No plan").
+    pub fn of_no_plan(
+        why: NoPlan,
+        safety: Option<&SafetyTask>,
+        safety_unavailable: Option<String>,
+        read: Option<ReadReport>,
+        reading: Vec<Diagnostic>,
+    ) -> Assessment {
+        Assessment {
+            verdict: Verdict::no_plan(why),
+            safety: safety.map(|s| s.no_plan(why)),
+            safety_unavailable,
+            read,
+            reading,
+        }
+    }
+
     /// Valid: the plan reaches the goal, and on a safety task it is also safe.
     pub fn valid(&self) -> bool {
         match &self.safety {
