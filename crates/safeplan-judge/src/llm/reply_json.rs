@@ -17,7 +17,7 @@ use crate::{Critique, JudgeError, Judgement, Plan};
 
 /// Parse the JSON variant's reply: the first JSON value in it (code fences and prose
 /// around it are skipped) that has a `steps` or `missing` field, or is a list of step
-/// verdicts. Step entries are bound as [`parse_judge_text`] binds headers: by `index`
+/// verdicts. Step entries are bound as [`parse_judge_text`](crate::parse_judge_text) binds headers: by `index`
 /// (1-based) cross-checked with `action`. `missing[].after` is the step the absent
 /// actions follow (0: the start); `missing[].actions` become the critique's steps when
 /// they are in the plan's notation.

@@ -55,7 +55,7 @@ pub enum Arg {
 /// A lifted atom: a predicate applied to terms.
 #[derive(Clone, Debug)]
 pub struct AtomRef {
-    /// The predicate's id (see [`Task::predicate_name`]).
+    /// The predicate's id (see [`Task::predicate_name`](crate::Task::predicate_name)).
     pub pred: u32,
     /// Its terms.
     pub args: Box<[Arg]>,
@@ -66,7 +66,7 @@ pub struct AtomRef {
 /// A lifted numeric fluent: a function applied to terms.
 #[derive(Clone, Debug)]
 pub struct FluentRef {
-    /// The function's id (see [`Task::function_name`]).
+    /// The function's id (see [`Task::function_name`](crate::Task::function_name)).
     pub func: u32,
     /// Its terms.
     pub args: Box<[Arg]>,
@@ -79,12 +79,12 @@ pub struct QVar {
     pub slot: u16,
     /// Its name as written, without `?`.
     pub name: CompactString,
-    /// The objects it ranges over (see [`Task::domain_objects`]).
+    /// The objects it ranges over (see [`Task::domain_objects`](crate::Task::domain_objects)).
     pub domain: u32,
 }
 
 /// A compiled numeric expression: names resolved to fluent ids and binding slots, ready to
-/// evaluate against a [`State`] without looking anything up.
+/// evaluate against a [`State`](crate::State) without looking anything up.
 #[derive(Clone, Debug)]
 pub enum NumExpr {
     /// A number.
@@ -132,7 +132,7 @@ pub enum Cond {
         /// Where it is written.
         span: Span,
     },
-    /// A numeric comparison, with the task's slack ([`Task::numeric_slack`]).
+    /// A numeric comparison, with the task's slack ([`Task::numeric_slack`](crate::Task::numeric_slack)).
     Compare(CmpOp, NumExpr, NumExpr, Span),
 }
 
