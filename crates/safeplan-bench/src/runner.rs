@@ -481,7 +481,7 @@ fn score(
 
 /// The validator's verdict on a plan given as steps.
 pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
-    let text = steps.join("\n");
+    let text = safeplan_pddl::write_steps(steps.iter().map(String::as_str));
     let parsed = safeplan_pddl::parse_plan(&text);
     let plan = match parsed.value {
         Some(p) if !parsed.has_errors() => p,

@@ -76,7 +76,9 @@ pub use reply::{
     NoPlan, ReadReport, ReadStep, Reply, Vocabulary, extract_plan, read_reply, without_reasoning,
 };
 pub use span::{LineCol, LineIndex, Span};
-pub use write::{write_domain, write_effect, write_formula, write_plan, write_problem};
+pub use write::{
+    write_domain, write_effect, write_formula, write_plan, write_problem, write_step, write_steps,
+};
 
 use serde::{Deserialize, Serialize};
 

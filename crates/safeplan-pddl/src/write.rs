@@ -98,6 +98,38 @@ pub fn write_plan(p: &Plan) -> String {
     out
 }
 
+/// A plan file's text from steps given one by one, as a front end that takes a list of
+/// steps has them: each `(action arg ...)` as written, or bare `action arg ...`, which is put
+/// in parentheses; one step per line. Python's `validate(["move a b", ...])` and the
+/// benchmark's recorded steps are read through this, then by [`crate::parse_plan`].
+pub fn write_steps<'a>(steps: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for step in steps {
+        let step = step.trim();
+        if step.starts_with('(') {
+            out.push_str(step);
+        } else {
+            out.push('(');
+            out.push_str(step);
+            out.push(')');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `(name arg ...)`: one step from an action's name and its arguments.
+pub fn write_step<S: AsRef<str>>(name: &str, args: &[S]) -> String {
+    let mut out = String::from("(");
+    out.push_str(name);
+    for a in args {
+        out.push(' ');
+        out.push_str(a.as_ref());
+    }
+    out.push(')');
+    out
+}
+
 /// Print a condition on one line, as messages quote it: `(and (at ?r ?l) (not (busy ?r)))`.
 pub fn write_formula(f: &Formula) -> String {
     let mut out = String::new();

@@ -1183,3 +1183,34 @@ fn markdown_fences_and_trailing_backslashes_are_warnings_as_val_reads_past_them(
     // A fence word inside prose is still prose, an error.
     assert!(parse_plan("see ```this```\n(a o1)\n").has_errors());
 }
+
+/// Steps given one by one (Python's `validate(["move a b", ...])`, the benchmark's recorded
+/// steps) are written by the library: as written when in parentheses, put in them when
+/// bare, one per line; the text reads back as those steps.
+#[test]
+fn steps_given_one_by_one_are_written_as_a_plan_file() {
+    let text = safeplan_pddl::write_steps([
+        "(pick-up soup stove)",
+        "  move stove table ",
+        "(put-down soup table)",
+    ]);
+    assert_eq!(
+        text,
+        "(pick-up soup stove)\n(move stove table)\n(put-down soup table)\n"
+    );
+    let plan = safeplan_pddl::parse_plan(&text).value.expect("a plan");
+    let steps: Vec<String> = plan.steps.iter().map(|s| s.text()).collect();
+    assert_eq!(
+        steps,
+        [
+            "(pick-up soup stove)",
+            "(move stove table)",
+            "(put-down soup table)"
+        ]
+    );
+    assert_eq!(
+        safeplan_pddl::write_step("move", &["stove", "table"]),
+        "(move stove table)"
+    );
+    assert_eq!(safeplan_pddl::write_steps(std::iter::empty()), "");
+}

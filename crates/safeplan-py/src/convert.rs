@@ -241,17 +241,13 @@ pub(crate) fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
             "a plan is text, a list of step strings, or a list of (name, args) pairs",
         ));
     };
-    let mut text = String::new();
+    // Each step's text, then the library writes the plan (`write_steps`): a bare step is put
+    // in parentheses there, as for every front end that takes steps one by one.
+    let mut steps = Vec::new();
     for (i, item) in items.enumerate() {
         let item = item?;
         if let Ok(s) = item.cast::<PyString>() {
-            let s: String = s.extract()?;
-            let s = s.trim();
-            if s.starts_with('(') {
-                text.push_str(s);
-            } else {
-                text.push_str(&format!("({s})"));
-            }
+            steps.push(s.extract::<String>()?);
         } else if let Ok(t) = item.cast::<PyTuple>()
             && t.len() == 2
         {
@@ -264,13 +260,7 @@ pub(crate) fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
                     i + 1
                 ))
             })?;
-            text.push('(');
-            text.push_str(&name);
-            for a in args {
-                text.push(' ');
-                text.push_str(&a);
-            }
-            text.push(')');
+            steps.push(safeplan_pddl::write_step(&name, &args));
         } else {
             return Err(PlanError::new_err(format!(
                 "step {}: a step is a string or a (name, args) pair, not {}",
@@ -278,9 +268,8 @@ pub(crate) fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
                 item.get_type().name()?
             )));
         }
-        text.push('\n');
     }
-    Ok(text)
+    Ok(safeplan_pddl::write_steps(steps.iter().map(String::as_str)))
 }
 
 /// A plan as read: its steps, or (out of an LLM reply) no plan and why.
