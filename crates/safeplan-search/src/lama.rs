@@ -101,7 +101,13 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
             id
         };
         run.stats.evaluated += 1;
-        let h_ff = ff.evaluate(&run.space.state(id)[..layout.bits]);
+        let run_ref: &Run<'_> = &run;
+        let Some(h_ff) = ff.evaluate_unless(&run_ref.space.state(id)[..layout.bits], &|| {
+            run_ref.interrupted()
+        }) else {
+            let limit = crate::search::LimitKind::Cancelled;
+            return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
+        };
         if h_ff == INFINITE {
             run.stats.dead_ends += 1;
             continue;

@@ -653,11 +653,12 @@ enum Estimator {
 }
 
 impl Estimator {
-    /// The estimate, or `None` when `stop` said to stop part way (LM-cut asks between its
-    /// rounds, each one relaxed exploration: on a large task one estimate can take seconds).
+    /// The estimate, or `None` when `stop` said to stop part way (h_max and h_FF ask every
+    /// few hundred atoms settled, LM-cut between its rounds: on a large task one estimate can
+    /// take from milliseconds to seconds).
     fn evaluate(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> Option<u32> {
         match self {
-            Estimator::Relaxed(h) => Some(h.evaluate(s)),
+            Estimator::Relaxed(h) => h.evaluate_unless(s, stop),
             Estimator::LmCut(h) => h.evaluate_unless(s, stop),
         }
     }
