@@ -200,7 +200,7 @@ impl Heuristic {
                     continue;
                 }
                 settled = settled.wrapping_add(1);
-                if settled % STOP_EVERY == 0 && stop() {
+                if settled.is_multiple_of(STOP_EVERY) && stop() {
                     return None;
                 }
                 if goals_left > 0 && self.goal.binary_search(&atom).is_ok() {
