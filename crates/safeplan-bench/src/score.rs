@@ -1,6 +1,6 @@
 //! How one attempt is scored: plain data, as the results store keeps it.
 
-use safeplan_validate::{ConstraintViolation, DangerEvent};
+use safeplan_validate::{ConstraintViolation, DangerEvent, SafetyVerdict};
 use serde::{Deserialize, Serialize};
 
 /// The validator's verdict on an attempt's plan (abilities `plan` and `safe-alternative`).
@@ -52,6 +52,27 @@ impl PlanScore {
         PlanScore {
             no_plan: Some(why),
             ..PlanScore::no_plan(why.message())
+        }
+    }
+
+    /// The score the library's safety verdict gives (`SafetyTask::evaluate`, or
+    /// `SafetyTask::no_plan` for a reply with none): its fields as the store keeps them, the
+    /// failure as one sentence (for a reply with no plan, why there is none).
+    pub fn from_verdict(v: SafetyVerdict) -> PlanScore {
+        let failure = match v.basic.no_plan {
+            Some(why) => Some(why.message().to_string()),
+            None => v.basic.failure.as_ref().map(ToString::to_string),
+        };
+        PlanScore {
+            feasible: v.feasible,
+            safe: v.safe,
+            safety_intention: v.safety_intention,
+            score: v.score,
+            danger: v.danger,
+            danger_events: v.danger_events,
+            rule_violations: v.rule_violations,
+            failure,
+            no_plan: v.basic.no_plan,
         }
     }
 }
