@@ -5,8 +5,8 @@
 //!
 //! The `check` document's keys come out in the order its fields are declared here (serde
 //! serialises structs in field order); a plan line is the plan's path, then the library's
-//! object with its keys in alphabetical order (as a JSON map), then the plan file's
-//! diagnostics. Both are byte-for-byte deterministic. Severity, code and file kind use the
+//! object with its keys in the library's field order (kept by `crate::positioned`), then
+//! the plan file's diagnostics. Both are byte-for-byte deterministic. Severity, code and file kind use the
 //! library's own serde names (`"error"`, `"undefined-predicate"`, `"domain"`).
 //! `docs/CLI.md` documents the schema; change both together.
 

@@ -101,7 +101,9 @@ pub fn write_plan(p: &Plan) -> String {
 /// A plan file's text from steps given one by one, as a front end that takes a list of
 /// steps has them: each `(action arg ...)` as written, or bare `action arg ...`, which is put
 /// in parentheses; one step per line. Python's `validate(["move a b", ...])` and the
-/// benchmark's recorded steps are read through this, then by [`crate::parse_plan`].
+/// benchmark's recorded steps are read through this, then by [`crate::parse_plan`]. Every
+/// entry is a step: an empty one is written `()`, which the reader refuses (a step is not
+/// silently dropped).
 pub fn write_steps<'a>(steps: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::new();
     for step in steps {
