@@ -298,10 +298,7 @@ impl Heuristic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GroundOptions;
-    use crate::eval::{Layout, set};
-    use safeplan_pddl::{parse_domain, parse_problem};
-    use safeplan_validate::Task;
+    use crate::testing::{ground, initial};
 
     /// `levels` levels, each atom of the next needing both atoms of the last: h_add of
     /// level `i` is 2^(i+1) - 1, h_FF of the last is 2 * levels - 1 (one action per atom).
@@ -319,17 +316,7 @@ mod tests {
             objects.join(" "),
             next.join(" ")
         );
-        let d = parse_domain(domain).value.unwrap();
-        let p = parse_problem(&problem).value.unwrap();
-        GroundTask::ground(&Task::compile(&d, &p).unwrap(), &GroundOptions::default()).unwrap()
-    }
-
-    fn initial(task: &GroundTask) -> Vec<u64> {
-        let mut s = vec![0u64; Layout::new(task).bits.max(1)];
-        for &a in &task.init {
-            set(&mut s, a, true);
-        }
-        s
+        ground(domain, &problem)
     }
 
     /// h_add past the cap: the queue stays bounded and h_FF is exact. Before the cap, 22

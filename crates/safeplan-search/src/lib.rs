@@ -81,6 +81,8 @@ mod planner;
 mod relaxed;
 mod rules;
 mod search;
+#[cfg(test)]
+mod testing;
 
 pub use error::GroundError;
 pub use ground::{CancelFlag, GroundOptions, GroundTask};

@@ -267,25 +267,9 @@ impl LmCut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GroundOptions;
-    use crate::eval::{Layout, set};
+    use crate::eval::Layout;
     use crate::heuristic::{Heuristic, Relaxation};
-    use safeplan_pddl::{parse_domain, parse_problem};
-    use safeplan_validate::Task;
-
-    fn ground(domain: &str, problem: &str) -> GroundTask {
-        let d = parse_domain(domain).value.unwrap();
-        let p = parse_problem(problem).value.unwrap();
-        GroundTask::ground(&Task::compile(&d, &p).unwrap(), &GroundOptions::default()).unwrap()
-    }
-
-    fn initial(task: &GroundTask) -> Vec<u64> {
-        let mut s = vec![0u64; Layout::new(task).bits.max(1)];
-        for &a in &task.init {
-            set(&mut s, a, true);
-        }
-        s
-    }
+    use crate::testing::{ground, initial};
 
     /// Two goal atoms made by two independent actions: h_max is 1 (each atom alone costs
     /// one step), LM-cut is 2 (two disjoint cuts), and 2 is the true plan length. A chain
