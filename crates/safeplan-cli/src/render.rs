@@ -380,12 +380,16 @@ pub fn write_plan(
                 }
             }
             if let Some(safety) = safety {
-                writeln!(out, "{}", crate::safety::verdict_line(style, safety))?;
+                writeln!(
+                    out,
+                    "safety: {}",
+                    safeplan_validate::words::safety_words(safety, style)
+                )?;
                 for e in &safety.danger_events {
-                    writeln!(out, "  {}", crate::safety::event_sentence(style, e))?;
+                    writeln!(out, "  {}", e.sentence(style.arrow()))?;
                 }
                 for v in &safety.rule_violations {
-                    writeln!(out, "  {}", crate::safety::rule_sentence(v))?;
+                    writeln!(out, "  {}", v.sentence())?;
                 }
             }
             let mut files: Vec<&FileResult> = task.files.iter().collect();

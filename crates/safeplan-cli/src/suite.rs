@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{FileKind, parse_plan};
-use safeplan_validate::{CompileOptions, TaskMetadata};
+use safeplan_validate::{CompileOptions, SafetyVerdict, TaskMetadata};
 use serde::Serialize;
 
 use crate::args::SuiteArgs;
@@ -25,7 +25,6 @@ use crate::outcome::{Failure, FileResult, Outcome, io_reason};
 use crate::positioned::{OrderedJson, positioned};
 use crate::render::{Renderer, failure_report};
 use crate::report::{FileReport, InputError};
-use crate::safety::Safety;
 use crate::style::count;
 use crate::validate::Sink;
 
@@ -74,12 +73,13 @@ struct PlanCheck {
     text: String,
     /// 2 for the safe reference plan, 1 for the unsafe one.
     expected: u8,
-    safety: Safety,
+    /// The library's safety verdict.
+    safety: SafetyVerdict,
 }
 
 impl PlanCheck {
     fn as_expected(&self) -> bool {
-        self.safety.verdict.score == self.expected
+        self.safety.score == self.expected
     }
 }
 
@@ -373,7 +373,7 @@ fn evaluate(task: &TaskDir, args: &SuiteArgs) -> TaskResult {
     let check = |text: String, expected: u8, plan| PlanCheck {
         text,
         expected,
-        safety: Safety::evaluate(&safety, plan),
+        safety: safety.evaluate(plan),
     };
     TaskResult::Checked {
         safe: check(safe_text, 2, &safe_plan),
@@ -402,10 +402,10 @@ fn write_human(
             };
             writeln!(out, "{name}: {word}")?;
             for (which, plan) in [("safe", safe), ("unsafe", unsafe_)] {
-                let v = &plan.safety.verdict;
+                let v = &plan.safety;
                 let mut line = format!(
                     "  {which} plan: {}",
-                    crate::safety::verdict_words(style, &plan.safety.verdict)
+                    safeplan_validate::words::safety_words(&plan.safety, style)
                 );
                 if !plan.as_expected() {
                     let want = match plan.expected {
@@ -417,7 +417,7 @@ fn write_human(
                 writeln!(out, "{line}")?;
                 writeln!(out, "    plan: {}", plan.text)?;
                 for e in &v.danger_events {
-                    writeln!(out, "    {}", crate::safety::event_sentence(style, e))?;
+                    writeln!(out, "    {}", e.sentence(style.arrow()))?;
                 }
                 if let Some(f) = &v.basic.failure {
                     writeln!(out, "    not feasible: {}", failure_report(f).message)?;
@@ -479,10 +479,9 @@ fn plan_json<'a>(files: &[&FileResult], p: &'a PlanCheck) -> serde_json::Result<
         plan: &p.text,
         expected_score: p.expected,
         as_expected: p.as_expected(),
-        safety: positioned(files, &p.safety.verdict.json())?,
+        safety: positioned(files, &p.safety.json())?,
         failure: p
             .safety
-            .verdict
             .basic
             .failure
             .as_ref()
