@@ -3,11 +3,12 @@
 //! from the flag's store to the search's return.
 //!
 //! ```text
-//! cargo run --release -p safeplan-benches --bin cancel_latency -- [--runs N]
+//! cargo run --release -p safeplan-benches --bin cancel_latency -- [--runs N] [--max-delay MS]
 //! ```
 //!
-//! Each run starts a search on a thread with no other limit, sleeps 20–220 ms (a different
-//! delay each run, so the flag lands at different points of an expansion), sets the flag,
+//! Each run starts a search on a thread with no other limit but 4 GiB of memory, sleeps
+//! 20 ms to `--max-delay` (220 by default; a different delay each run, so the flag lands at
+//! different points of an expansion and of the search's growth), sets the flag,
 //! and waits for the search to return. A search that ends by itself before the flag is set
 //! (it found a plan) is not counted. Prints, per algorithm, the samples and the median and
 //! largest latency in microseconds.
@@ -37,12 +38,14 @@ const PROBLEMS: [(&str, &str); 4] = [
 
 fn main() -> ExitCode {
     let mut runs = 10usize;
+    let mut max_delay = 220u64;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next().and_then(|n| n.parse().ok())) {
-            ("--runs", Some(n)) if n > 0 => runs = n,
+        match (arg.as_str(), args.next().and_then(|n| n.parse::<u64>().ok())) {
+            ("--runs", Some(n)) if n > 0 => runs = n as usize,
+            ("--max-delay", Some(n)) if n > 20 => max_delay = n,
             _ => {
-                eprintln!("usage: cancel_latency [--runs N]");
+                eprintln!("usage: cancel_latency [--runs N] [--max-delay MS (over 20)]");
                 return ExitCode::from(2);
             }
         }
@@ -77,7 +80,9 @@ fn main() -> ExitCode {
         let mut samples: Vec<(f64, &str)> = Vec::new();
         for (name, planner) in &planners {
             for run in 0..runs {
-                let delay = Duration::from_millis(20 + (run as u64 * 37) % 200);
+                // Spread over 20 ms..max_delay (with 220: 20, 57, 94, ... as before).
+                let step = (run as u64 * 37) % 200;
+                let delay = Duration::from_millis(20 + (max_delay - 20) * step / 200);
                 let flag = Arc::new(AtomicBool::new(false));
                 let options = SearchOptions {
                     algorithm,

@@ -13,6 +13,7 @@
 
 use crate::ground::GroundTask;
 use crate::relaxed::RelaxedAtoms;
+use crate::rows::Rows;
 
 /// Which relaxed estimate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,25 +24,20 @@ pub(crate) enum Relaxation {
     Ff,
 }
 
-struct RelaxedAction {
-    pre: u32,
-    pre_count: u32,
-    adds: std::ops::Range<u32>,
-    op: u32,
-}
-
 /// A relaxed task and the buffers its exploration reuses.
 pub(crate) struct Heuristic {
     kind: Relaxation,
     relaxed: RelaxedAtoms,
     /// The relaxed atoms true in the state being evaluated.
     true_now: Vec<u32>,
-    actions: Vec<RelaxedAction>,
-    /// Flattened preconditions and adds of `actions`.
-    pres: Vec<u32>,
-    adds: Vec<u32>,
+    /// Per relaxed action: its ground action, its preconditions and its adds.
+    op_of: Vec<u32>,
+    pres: Rows,
+    adds: Rows,
+    /// Per relaxed action: how many preconditions (what `unsat` starts from).
+    pre_count: Vec<u32>,
     /// Per atom: the relaxed actions it is a precondition of.
-    pre_of: Vec<Vec<u32>>,
+    pre_of: Rows,
     no_pre: Vec<u32>,
     goal: Vec<u32>,
     cost: Vec<u32>,
@@ -74,29 +70,91 @@ pub(crate) const INFINITE: u32 = u32::MAX;
 /// stays admissible.
 const BUCKET_CAP: u32 = 1 << 20;
 
-/// How many atoms an exploration settles between two looks at the caller's stop flag (two
-/// atomic loads): often enough that a cancelled search stops within well under a
-/// millisecond of exploration, rarely enough to cost nothing measurable.
-const STOP_EVERY: u32 = 256;
+/// How many atoms and actions an exploration touches between two looks at the caller's stop
+/// flag (two atomic loads): a few tens of microseconds of work, so a cancelled search stops
+/// well within a millisecond, and rarely enough to cost nothing measurable.
+const STOP_WORK: usize = 16_384;
+
+/// Counts an exploration's work and asks the stop flag every [`STOP_WORK`] units. Work,
+/// not atoms: one atom can be a precondition of a hundred thousand actions (satellite's
+/// `power_avail`).
+#[derive(Default)]
+pub(crate) struct Pace {
+    work: usize,
+}
+
+impl Pace {
+    /// Count `units` of work; whether `stop` (asked when the count passes [`STOP_WORK`])
+    /// said to stop.
+    pub fn stop_after(&mut self, units: usize, stop: &dyn Fn() -> bool) -> bool {
+        self.work += units;
+        if self.work < STOP_WORK {
+            return false;
+        }
+        self.work = 0;
+        stop()
+    }
+}
+
+/// How many ground actions a constructor reads between two looks at the caller's stop flag:
+/// building the relaxation of a quarter of a million actions takes up to a tenth of a
+/// second, so a thousand take well under a millisecond.
+pub(crate) const BUILD_STOP_EVERY: usize = 1024;
 
 impl Heuristic {
-    pub fn new(task: &GroundTask, kind: Relaxation) -> Heuristic {
-        let relaxed = RelaxedAtoms::new(task);
+    /// The relaxation of `task`, or `None` when `stop` said to stop while it was built
+    /// (asked every [`BUILD_STOP_EVERY`] actions).
+    pub fn new_unless(
+        task: &GroundTask,
+        kind: Relaxation,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Heuristic> {
+        let relaxed = RelaxedAtoms::new_unless(task, stop)?;
         let n = relaxed.len();
-        let mut h = Heuristic {
+        let mut op_of = Vec::new();
+        let mut pres = Rows::new();
+        let mut adds = Rows::new();
+        let mut no_pre = Vec::new();
+        let (mut added, mut pre) = (Vec::new(), Vec::new());
+        for (o, op) in task.ops.iter().enumerate() {
+            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
+            }
+            for e in &op.effects {
+                added.clear();
+                relaxed.added(&e.adds, &e.dels, &mut added);
+                if added.is_empty() {
+                    continue;
+                }
+                pre.clear();
+                relaxed.required(&op.pre, &mut pre);
+                relaxed.required(&e.cond, &mut pre);
+                pre.sort_unstable();
+                pre.dedup();
+                if pre.is_empty() {
+                    no_pre.push(op_of.len() as u32);
+                }
+                op_of.push(o as u32);
+                pres.push_row(&pre);
+                adds.push_row(&added);
+            }
+        }
+        let actions = op_of.len();
+        Some(Heuristic {
             kind,
             goal: relaxed.goal(task),
             relaxed,
             true_now: Vec::new(),
-            actions: Vec::new(),
-            pres: Vec::new(),
-            adds: Vec::new(),
-            pre_of: vec![Vec::new(); n],
-            no_pre: Vec::new(),
+            op_of,
+            pre_of: pres.inverted_unless(n, stop)?,
+            pre_count: pres.lengths(),
+            pres,
+            adds,
+            no_pre,
             cost: vec![INFINITE; n],
             supporter: vec![u32::MAX; n],
-            unsat: Vec::new(),
-            acc: Vec::new(),
+            unsat: vec![0; actions],
+            acc: vec![0; actions],
             buckets: Vec::new(),
             marked_ops: vec![0; task.ops.len()],
             stamp: 0,
@@ -104,48 +162,21 @@ impl Heuristic {
             seen_atom: vec![0; n],
             want_preferred: false,
             preferred: Vec::new(),
-        };
-        let mut added = Vec::new();
-        for (o, op) in task.ops.iter().enumerate() {
-            for e in &op.effects {
-                added.clear();
-                h.relaxed.added(&e.adds, &e.dels, &mut added);
-                if added.is_empty() {
-                    continue;
-                }
-                let mut pre = Vec::new();
-                h.relaxed.required(&op.pre, &mut pre);
-                h.relaxed.required(&e.cond, &mut pre);
-                pre.sort_unstable();
-                pre.dedup();
-                let id = h.actions.len() as u32;
-                for &p in &pre {
-                    h.pre_of[p as usize].push(id);
-                }
-                if pre.is_empty() {
-                    h.no_pre.push(id);
-                }
-                let start = h.adds.len() as u32;
-                h.adds.extend_from_slice(&added);
-                h.actions.push(RelaxedAction {
-                    pre: h.pres.len() as u32,
-                    pre_count: pre.len() as u32,
-                    adds: start..h.adds.len() as u32,
-                    op: o as u32,
-                });
-                h.pres.extend(pre);
-            }
-        }
-        h.unsat = vec![0; h.actions.len()];
-        h.acc = vec![0; h.actions.len()];
-        h
+        })
     }
 
-    /// An h_FF heuristic that also reports preferred operators ([`Heuristic::preferred`]).
-    pub fn with_preferred(task: &GroundTask) -> Heuristic {
-        let mut h = Heuristic::new(task, Relaxation::Ff);
+    /// The relaxation of `task`, built to the end.
+    #[cfg(test)]
+    pub fn new(task: &GroundTask, kind: Relaxation) -> Heuristic {
+        Heuristic::new_unless(task, kind, &|| false).expect("never asked to stop")
+    }
+
+    /// An h_FF heuristic that also reports preferred operators ([`Heuristic::preferred`]);
+    /// `None` when `stop` said to stop while it was built.
+    pub fn with_preferred_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Heuristic> {
+        let mut h = Heuristic::new_unless(task, Relaxation::Ff, stop)?;
         h.want_preferred = true;
-        h
+        Some(h)
     }
 
     fn push(&mut self, atom: u32, cost: u32, by: u32) {
@@ -167,15 +198,23 @@ impl Heuristic {
         self.evaluate_unless(s, &|| false).unwrap_or(INFINITE)
     }
 
-    /// As [`Heuristic::evaluate`], asking `stop` every [`STOP_EVERY`] atoms the exploration
-    /// settles; `None` when it said to stop. On a large task one exploration takes tens of
+    /// As [`Heuristic::evaluate`], asking `stop` every [`STOP_WORK`] atoms and actions the
+    /// exploration touches; `None` when it said to stop. On a large task one exploration takes tens of
     /// milliseconds, which a cancelled search must not wait for.
     pub fn evaluate_unless(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> Option<u32> {
+        // The exploration reads the index while it writes the costs: lend it out for the
+        // call, so each atom's row is looked up once.
+        let pre_of = std::mem::take(&mut self.pre_of);
+        let value = self.explore(s, &pre_of, stop);
+        self.pre_of = pre_of;
+        value
+    }
+
+    /// The body of [`Heuristic::evaluate_unless`], with the index lent out.
+    fn explore(&mut self, s: &[u64], pre_of: &Rows, stop: &dyn Fn() -> bool) -> Option<u32> {
         self.preferred.clear();
         self.cost.fill(INFINITE);
-        for (a, r) in self.actions.iter().enumerate() {
-            self.unsat[a] = r.pre_count;
-        }
+        self.unsat.copy_from_slice(&self.pre_count);
         self.acc.fill(0);
         for b in &mut self.buckets {
             b.clear();
@@ -193,14 +232,13 @@ impl Heuristic {
         }
         let mut goals_left = self.goal.len();
         let mut c = 0;
-        let mut settled = 0u32;
+        let mut pace = Pace::default();
         while c < self.buckets.len() {
             while let Some(atom) = self.buckets[c].pop() {
                 if self.cost[atom as usize] != c as u32 {
                     continue;
                 }
-                settled = settled.wrapping_add(1);
-                if settled.is_multiple_of(STOP_EVERY) && stop() {
+                if pace.stop_after(1 + pre_of.row(atom as usize).len(), stop) {
                     return None;
                 }
                 if goals_left > 0 && self.goal.binary_search(&atom).is_ok() {
@@ -210,8 +248,8 @@ impl Heuristic {
                     // Every goal atom is final: h_max is their largest cost.
                     break;
                 }
-                for i in 0..self.pre_of[atom as usize].len() {
-                    let a = self.pre_of[atom as usize][i] as usize;
+                for &a in pre_of.row(atom as usize) {
+                    let a = a as usize;
                     self.acc[a] = match self.kind {
                         Relaxation::Max => self.acc[a].max(c as u32),
                         Relaxation::Ff => self.acc[a].saturating_add(c as u32),
@@ -246,12 +284,12 @@ impl Heuristic {
     }
 
     fn fire(&mut self, a: u32, base: u32) {
-        let r = &self.actions[a as usize];
         let cost = base.saturating_add(1);
-        for i in r.adds.clone() {
-            let atom = self.adds[i as usize];
+        let adds = std::mem::take(&mut self.adds);
+        for &atom in adds.row(a as usize) {
             self.push(atom, cost, a);
         }
+        self.adds = adds;
     }
 
     /// h_FF: the number of distinct actions in the relaxed plan read off the best supporters.
@@ -276,20 +314,16 @@ impl Heuristic {
             if by == u32::MAX {
                 continue;
             }
-            let r = &self.actions[by as usize];
-            let pre = r.pre as usize..(r.pre + r.pre_count) as usize;
-            if self.marked_ops[r.op as usize] != stamp {
-                self.marked_ops[r.op as usize] = stamp;
+            let op = self.op_of[by as usize];
+            let pre = self.pres.row(by as usize);
+            if self.marked_ops[op as usize] != stamp {
+                self.marked_ops[op as usize] = stamp;
                 count += 1;
-                if self.want_preferred
-                    && self.pres[pre.clone()]
-                        .iter()
-                        .all(|&p| self.cost[p as usize] == 0)
-                {
-                    self.preferred.push(r.op);
+                if self.want_preferred && pre.iter().all(|&p| self.cost[p as usize] == 0) {
+                    self.preferred.push(op);
                 }
             }
-            self.stack.extend_from_slice(&self.pres[pre]);
+            self.stack.extend_from_slice(pre);
         }
         count
     }
@@ -348,21 +382,36 @@ mod tests {
     }
 
     /// An exploration asks its caller's stop flag as it goes: a flag already set stops it
-    /// part way (`None`), an unset one changes nothing.
+    /// part way (`None`), an unset one changes nothing. A long chain, and one atom needed
+    /// by 20,000 actions (the work is counted in actions touched, not atoms settled), each
+    /// do more than one stretch of work between two looks.
     #[test]
     fn an_exploration_stops_when_asked() {
-        let task = doubling(300);
-        let s = initial(&task);
-        let mut h = Heuristic::new(&task, Relaxation::Ff);
-        assert_eq!(h.evaluate_unless(&s, &|| true), None);
-        assert_eq!(h.evaluate_unless(&s, &|| false), Some(599));
-        let asked = std::cell::Cell::new(0);
-        let mut max = Heuristic::new(&task, Relaxation::Max);
-        let value = max.evaluate_unless(&s, &|| {
-            asked.set(asked.get() + 1);
-            false
-        });
-        assert_eq!(value, Some(300));
-        assert!(asked.get() >= 1);
+        let wide = {
+            let objects: Vec<String> = (0..20_000).map(|i| format!("o{i}")).collect();
+            ground(
+                "(define (domain wide) (:predicates (start) (got ?x))
+                   (:action get :parameters (?x) :precondition (start) :effect (got ?x)))",
+                &format!(
+                    "(define (problem w) (:domain wide) (:objects {}) (:init (start))
+                       (:goal (and (got o0) (got o19999))))",
+                    objects.join(" ")
+                ),
+            )
+        };
+        for (task, ff, max) in [(doubling(3000), 5999, 3000), (wide, 2, 1)] {
+            let s = initial(&task);
+            let mut h = Heuristic::new(&task, Relaxation::Ff);
+            assert_eq!(h.evaluate_unless(&s, &|| true), None);
+            assert_eq!(h.evaluate_unless(&s, &|| false), Some(ff));
+            let asked = std::cell::Cell::new(0);
+            let mut hmax = Heuristic::new(&task, Relaxation::Max);
+            let value = hmax.evaluate_unless(&s, &|| {
+                asked.set(asked.get() + 1);
+                false
+            });
+            assert_eq!(value, Some(max));
+            assert!(asked.get() >= 1);
+        }
     }
 }

@@ -18,11 +18,10 @@
 //! so an exhausted search is a proof that no plan exists. Every entry taken checks the
 //! limits, so cancellation is seen within one expansion.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use crate::chunked::{BucketQueue, Records};
 use crate::heuristic::{Heuristic, INFINITE};
 use crate::landmarks::Landmarks;
+use crate::release::FreedLater;
 use crate::search::{Algorithm, Outcome, Run, SearchResult};
 
 /// Turns the preferred queues move ahead on progress (Fast Downward's `boost=1000`).
@@ -34,11 +33,11 @@ const FF_PREFERRED: usize = 1;
 const LM: usize = 2;
 const LM_PREFERRED: usize = 3;
 
-/// A queue entry: (estimate of the parent, insertion order, parent node, action). The
-/// successor is generated only when the entry is taken (deferred evaluation, as Fast
-/// Downward's lazy search): on tasks with hundreds of actions per state, most entries are
-/// never taken, so most successors are never built, hashed or stored.
-type Queue = BinaryHeap<Reverse<(u32, u64, u32, u32)>>;
+/// A queue of (parent node, action) by the parent's estimate, first in first out among
+/// equals. The successor is generated only when the entry is taken (deferred evaluation, as
+/// Fast Downward's lazy search): on tasks with hundreds of actions per state, most entries
+/// are never taken, so most successors are never built, hashed or stored.
+type Queue = BucketQueue<(u32, u32)>;
 
 /// The root's entry: no parent.
 const ROOT: u32 = u32::MAX;
@@ -47,24 +46,36 @@ const ROOT: u32 = u32::MAX;
 pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
     const ALGORITHM: Algorithm = Algorithm::Lama;
     let layout = run.space.layout;
-    let mut ff = Heuristic::with_preferred(run.task);
-    let landmarks = Landmarks::new(run.task);
+    // The heuristics are built once per search; on a large task that takes a few hundred
+    // milliseconds, which a cancellation must not wait for.
+    let built = {
+        let stop = || run.interrupted();
+        Heuristic::with_preferred_unless(run.task, &stop).and_then(|ff| {
+            let landmarks = Landmarks::new_unless(run.task, &stop)?;
+            // Per action: the relaxed atoms it adds whatever the state, for the landmark
+            // heuristic's preferred operators.
+            let adds = landmarks.unconditional_adds(run.task, &stop)?;
+            Some((ff, landmarks, adds))
+        })
+    };
+    let Some((mut ff, landmarks, adds)) = built else {
+        let limit = crate::search::LimitKind::Cancelled;
+        return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
+    };
     let lw = landmarks.words();
-    // Per action: the relaxed atoms it adds whatever the state, for the landmark
-    // heuristic's preferred operators.
-    let adds = landmarks.unconditional_adds(run.task);
     // The accepted landmarks of each stored state, `lw` words per state, by state id
     // (states are stored in the order they are taken, so ids follow this vector).
-    let mut accepted: Vec<u64> = Vec::new();
+    let mut accepted: FreedLater<Records> = FreedLater::new(Records::new(lw), Records::bytes);
     let mut scratch = Vec::with_capacity(lw);
     landmarks.advance(&vec![0; lw], run.space.state(root), &mut scratch);
-    accepted.extend_from_slice(&scratch);
+    accepted.push(&scratch);
 
-    let mut queues: [Queue; 4] = Default::default();
+    let mut queues: FreedLater<[Queue; 4]> = FreedLater::new(Default::default(), |qs| {
+        qs.iter().map(Queue::bytes).sum::<usize>()
+    });
     let mut turns = [0i64; 4];
     let mut best = [INFINITE; 2];
-    let mut counter: u64 = 0;
-    queues[FF].push(Reverse((0, 0, ROOT, ROOT)));
+    queues[FF].push(0, (ROOT, ROOT));
     let mut ops: Vec<u32> = Vec::new();
     let mut preferred: Vec<u32> = Vec::new();
     loop {
@@ -75,12 +86,10 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
             return run.finish(Outcome::Unsolvable, ALGORITHM);
         };
         turns[q] += 1;
-        let Some(Reverse((_, _, parent, op))) = queues[q].pop() else {
+        let Some((_, (parent, op))) = queues[q].pop() else {
             continue;
         };
-        run.extra_bytes = queues.iter().map(|q| q.capacity()).sum::<usize>()
-            * std::mem::size_of::<Reverse<(u32, u64, u32, u32)>>()
-            + accepted.capacity() * 8;
+        run.extra_bytes = queues.iter().map(Queue::bytes).sum::<usize>() + accepted.bytes();
         if let Some(limit) = run.check_limits() {
             return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
         }
@@ -91,9 +100,12 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
             let Some((id, true)) = run.generate(parent, op) else {
                 continue;
             };
-            let from = &accepted[parent as usize * lw..(parent as usize + 1) * lw];
-            landmarks.advance(from, run.space.state(id), &mut scratch);
-            accepted.extend_from_slice(&scratch);
+            landmarks.advance(
+                accepted.get(parent as usize),
+                run.space.state(id),
+                &mut scratch,
+            );
+            accepted.push(&scratch);
             if run.is_goal(run.space.state(id)) {
                 let plan = run.space.plan(run.task, id);
                 return run.finish(Outcome::Found { plan }, ALGORITHM);
@@ -112,8 +124,7 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
             run.stats.dead_ends += 1;
             continue;
         }
-        let at = id as usize * lw..(id as usize + 1) * lw;
-        let h_lm = landmarks.value(&accepted[at.clone()], run.space.state(id));
+        let h_lm = landmarks.value(accepted.get(id as usize), run.space.state(id));
         let mut progress = false;
         for (b, h) in best.iter_mut().zip([h_ff, h_lm]) {
             if h < *b {
@@ -130,15 +141,14 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
         preferred.clone_from(&ff.preferred);
         preferred.sort_unstable();
         for &o in &ops {
-            counter += 1;
-            queues[FF].push(Reverse((h_ff, counter, id, o)));
-            queues[LM].push(Reverse((h_lm, counter, id, o)));
+            queues[FF].push(h_ff, (id, o));
+            queues[LM].push(h_lm, (id, o));
             let state = run.space.state(id);
             if preferred.binary_search(&o).is_ok()
-                || landmarks.achieves_wanted(&accepted[at.clone()], state, &adds[o as usize])
+                || landmarks.achieves_wanted(accepted.get(id as usize), state, adds.row(o as usize))
             {
-                queues[FF_PREFERRED].push(Reverse((h_ff, counter, id, o)));
-                queues[LM_PREFERRED].push(Reverse((h_lm, counter, id, o)));
+                queues[FF_PREFERRED].push(h_ff, (id, o));
+                queues[LM_PREFERRED].push(h_lm, (id, o));
             }
         }
     }

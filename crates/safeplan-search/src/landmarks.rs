@@ -24,9 +24,14 @@
 
 use crate::eval::set;
 use crate::ground::GroundTask;
+use crate::heuristic::BUILD_STOP_EVERY;
 use crate::relaxed::RelaxedAtoms;
+use crate::rows::Rows;
 
 const NONE: u32 = u32::MAX;
+
+/// How many relaxed actions label propagation merges between two looks at the stop flag.
+const LABEL_STOP_EVERY: usize = 64;
 
 /// The goal's fact landmarks of a grounded task, with their orders.
 pub(crate) struct Landmarks {
@@ -46,27 +51,36 @@ pub(crate) struct Landmarks {
 }
 
 /// The relaxed actions: one per effect group that adds atoms, its required atoms being the
-/// action's and the group's.
-fn relaxed_actions(task: &GroundTask, relaxed: &RelaxedAtoms) -> Vec<(Vec<u32>, Vec<u32>)> {
-    let mut out = Vec::new();
-    for op in &task.ops {
+/// action's and the group's, as (preconditions, adds) rows; `None` when `stop` said to stop.
+fn relaxed_actions(
+    task: &GroundTask,
+    relaxed: &RelaxedAtoms,
+    stop: &dyn Fn() -> bool,
+) -> Option<(Rows, Rows)> {
+    let (mut pres, mut adds) = (Rows::new(), Rows::new());
+    let (mut pre, mut add) = (Vec::new(), Vec::new());
+    for (o, op) in task.ops.iter().enumerate() {
+        if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+            return None;
+        }
         for e in &op.effects {
-            let mut adds = Vec::new();
-            relaxed.added(&e.adds, &e.dels, &mut adds);
-            if adds.is_empty() {
+            add.clear();
+            relaxed.added(&e.adds, &e.dels, &mut add);
+            if add.is_empty() {
                 continue;
             }
-            let mut pre = Vec::new();
+            pre.clear();
             relaxed.required(&op.pre, &mut pre);
             relaxed.required(&e.cond, &mut pre);
             pre.sort_unstable();
             pre.dedup();
-            adds.sort_unstable();
-            adds.dedup();
-            out.push((pre, adds));
+            add.sort_unstable();
+            add.dedup();
+            pres.push_row(&pre);
+            adds.push_row(&add);
         }
     }
-    out
+    Some((pres, adds))
 }
 
 /// `a ∪ b` of sorted sets, into `out`.
@@ -103,11 +117,12 @@ fn intersect_keeping(label: &mut Vec<u32>, via: &[u32], q: u32) -> bool {
 
 impl Landmarks {
     /// The landmarks of `task`'s goal from its initial state. When the relaxation cannot
-    /// reach the goal there are none (h_FF proves the dead end).
-    pub fn new(task: &GroundTask) -> Landmarks {
-        let relaxed = RelaxedAtoms::new(task);
+    /// reach the goal there are none (h_FF proves the dead end). `None` when `stop` said to
+    /// stop (asked every [`BUILD_STOP_EVERY`] actions read).
+    pub fn new_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Landmarks> {
+        let relaxed = RelaxedAtoms::new_unless(task, stop)?;
         let n = relaxed.len();
-        let actions = relaxed_actions(task, &relaxed);
+        let (pres, adds) = relaxed_actions(task, &relaxed, stop)?;
         let mut init_bits = vec![0u64; task.atoms.len().div_ceil(64).max(1)];
         for &a in &task.init {
             set(&mut init_bits, a, true);
@@ -121,7 +136,13 @@ impl Landmarks {
         let mut scratch = Vec::new();
         loop {
             let mut changed = false;
-            for (pre, adds) in &actions {
+            for r in 0..pres.len() {
+                // A pass merges labels of up to every atom per action, far more work per
+                // action than reading it: ask more often.
+                if r.is_multiple_of(LABEL_STOP_EVERY) && stop() {
+                    return None;
+                }
+                let (pre, adds) = (pres.row(r), adds.row(r));
                 if pre.iter().any(|&p| label[p as usize].is_none()) {
                     continue;
                 }
@@ -171,7 +192,11 @@ impl Landmarks {
             .collect();
         // Necessary orders: p before q when every reachable relaxed action adding q needs p.
         let mut common: Vec<Option<Vec<u32>>> = vec![None; atoms.len()];
-        for (pre, adds) in &actions {
+        for r in 0..pres.len() {
+            if r.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
+            }
+            let (pre, adds) = (pres.row(r), adds.row(r));
             if pre.iter().any(|&p| label[p as usize].is_none()) {
                 continue;
             }
@@ -181,7 +206,7 @@ impl Landmarks {
                     continue;
                 }
                 match &mut common[lq as usize] {
-                    slot @ None => *slot = Some(pre.clone()),
+                    slot @ None => *slot = Some(pre.to_vec()),
                     Some(c) => c.retain(|x| pre.binary_search(x).is_ok()),
                 }
             }
@@ -203,14 +228,20 @@ impl Landmarks {
             }
         }
         let words = atoms.len().div_ceil(64).max(1);
-        Landmarks {
+        Some(Landmarks {
             relaxed,
             atoms,
             number,
             goal,
             necessary_for,
             words,
-        }
+        })
+    }
+
+    /// The landmarks of `task`'s goal, found to the end.
+    #[cfg(test)]
+    pub fn new(task: &GroundTask) -> Landmarks {
+        Landmarks::new_unless(task, &|| false).expect("never asked to stop")
     }
 
     /// Words of one accepted set.
@@ -257,20 +288,24 @@ impl Landmarks {
     }
 
     /// Per action: the relaxed atoms it adds whatever the state (its unconditional effects'
-    /// adds, and the negated atoms of their deletes), for [`Landmarks::achieves_wanted`].
-    pub fn unconditional_adds(&self, task: &GroundTask) -> Vec<Vec<u32>> {
-        task.ops
-            .iter()
-            .map(|op| {
-                let mut out = Vec::new();
-                for e in &op.effects {
-                    if e.cond.pos.is_empty() && e.cond.neg.is_empty() && e.cond.rest.is_none() {
-                        self.relaxed.added(&e.adds, &e.dels, &mut out);
-                    }
+    /// adds, and the negated atoms of their deletes), for [`Landmarks::achieves_wanted`];
+    /// `None` when `stop` said to stop.
+    pub fn unconditional_adds(&self, task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Rows> {
+        let mut rows = Rows::new();
+        let mut out = Vec::new();
+        for (o, op) in task.ops.iter().enumerate() {
+            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
+            }
+            out.clear();
+            for e in &op.effects {
+                if e.cond.pos.is_empty() && e.cond.neg.is_empty() && e.cond.rest.is_none() {
+                    self.relaxed.added(&e.adds, &e.dels, &mut out);
                 }
-                out
-            })
-            .collect()
+            }
+            rows.push_row(&out);
+        }
+        Some(rows)
     }
 
     /// Whether an action adding `adds` in state `s` (accepted set `accepted`) makes true a

@@ -70,6 +70,7 @@
 
 #![deny(missing_docs)]
 
+mod chunked;
 mod error;
 mod eval;
 mod ground;
@@ -79,6 +80,8 @@ mod landmarks;
 mod lmcut;
 mod planner;
 mod relaxed;
+mod release;
+mod rows;
 mod rules;
 mod search;
 #[cfg(test)]

@@ -22,16 +22,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::ground::GroundTask;
-use crate::heuristic::INFINITE;
+use crate::heuristic::{BUILD_STOP_EVERY, INFINITE, Pace};
 use crate::relaxed::RelaxedAtoms;
+use crate::rows::Rows;
 
 const NONE: u32 = u32::MAX;
-
-struct RelaxedOp {
-    pre: Vec<u32>,
-    adds: Vec<u32>,
-    base: u32,
-}
 
 /// Where an atom stands in one round of the cut computation.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -46,11 +41,16 @@ pub(crate) struct LmCut {
     relaxed: RelaxedAtoms,
     /// The relaxed atoms true in the state being evaluated.
     true_now: Vec<u32>,
-    ops: Vec<RelaxedOp>,
+    /// Per relaxed action: its preconditions, its adds and its cost before any cut.
+    pres: Rows,
+    adds: Rows,
+    base: Vec<u32>,
+    /// Per relaxed action: how many preconditions (what `unsat` starts from).
+    pre_count: Vec<u32>,
     /// Per atom: the relaxed actions it is a precondition of.
-    pre_of: Vec<Vec<u32>>,
+    pre_of: Rows,
     /// Per atom: the relaxed actions that add it.
-    added_by: Vec<Vec<u32>>,
+    added_by: Rows,
     /// The atom every state has (a precondition of actions with none), and the goal atom
     /// added by the goal action.
     truth: u32,
@@ -58,6 +58,7 @@ pub(crate) struct LmCut {
     cost: Vec<u32>,
     hmax: Vec<u32>,
     supporter: Vec<u32>,
+    /// Per relaxed action: h_max of its supporter (its preconditions' largest h_max).
     op_value: Vec<u32>,
     unsat: Vec<u32>,
     zone: Vec<Zone>,
@@ -67,57 +68,56 @@ pub(crate) struct LmCut {
 }
 
 impl LmCut {
-    pub fn new(task: &GroundTask) -> LmCut {
-        let relaxed = RelaxedAtoms::new(task);
+    /// LM-cut for `task`, or `None` when `stop` said to stop while it was built (asked
+    /// every [`BUILD_STOP_EVERY`] actions).
+    pub fn new_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<LmCut> {
+        let relaxed = RelaxedAtoms::new_unless(task, stop)?;
         let n = relaxed.len() as u32;
         let (truth, goal) = (n, n + 1);
         let atoms = n as usize + 2;
-        let mut ops = Vec::new();
-        for op in &task.ops {
-            let mut adds = Vec::new();
-            for e in &op.effects {
-                relaxed.added(&e.adds, &e.dels, &mut adds);
+        let (mut pres, mut adds, mut base) = (Rows::new(), Rows::new(), Vec::new());
+        let (mut pre, mut add) = (Vec::new(), Vec::new());
+        for (o, op) in task.ops.iter().enumerate() {
+            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
             }
-            adds.sort_unstable();
-            adds.dedup();
-            if adds.is_empty() {
+            add.clear();
+            for e in &op.effects {
+                relaxed.added(&e.adds, &e.dels, &mut add);
+            }
+            add.sort_unstable();
+            add.dedup();
+            if add.is_empty() {
                 continue;
             }
-            let mut pre = Vec::new();
+            pre.clear();
             relaxed.required(&op.pre, &mut pre);
             pre.sort_unstable();
             pre.dedup();
             if pre.is_empty() {
                 pre.push(truth);
             }
-            ops.push(RelaxedOp { pre, adds, base: 1 });
+            pres.push_row(&pre);
+            adds.push_row(&add);
+            base.push(1);
         }
         let mut goal_pre = relaxed.goal(task);
         if goal_pre.is_empty() {
             goal_pre.push(truth);
         }
-        ops.push(RelaxedOp {
-            pre: goal_pre,
-            adds: vec![goal],
-            base: 0,
-        });
-        let mut pre_of = vec![Vec::new(); atoms];
-        let mut added_by = vec![Vec::new(); atoms];
-        for (i, op) in ops.iter().enumerate() {
-            for &p in &op.pre {
-                pre_of[p as usize].push(i as u32);
-            }
-            for &a in &op.adds {
-                added_by[a as usize].push(i as u32);
-            }
-        }
-        let m = ops.len();
-        LmCut {
+        pres.push_row(&goal_pre);
+        adds.push_row(&[goal]);
+        base.push(0);
+        let m = base.len();
+        Some(LmCut {
             relaxed,
             true_now: Vec::new(),
-            ops,
-            pre_of,
-            added_by,
+            pre_of: pres.inverted_unless(atoms, stop)?,
+            added_by: adds.inverted_unless(atoms, stop)?,
+            pre_count: pres.lengths(),
+            pres,
+            adds,
+            base,
             truth,
             goal,
             cost: vec![0; m],
@@ -129,7 +129,13 @@ impl LmCut {
             heap: BinaryHeap::new(),
             stack: Vec::new(),
             cut: Vec::new(),
-        }
+        })
+    }
+
+    /// LM-cut for `task`, built to the end.
+    #[cfg(test)]
+    pub fn new(task: &GroundTask) -> LmCut {
+        LmCut::new_unless(task, &|| false).expect("never asked to stop")
     }
 
     fn reach(&mut self, atom: u32, value: u32) {
@@ -139,15 +145,23 @@ impl LmCut {
         }
     }
 
+    /// Push every add of action `o` at its value under the current costs.
+    fn reach_adds(&mut self, o: usize) {
+        let to = self.op_value[o].saturating_add(self.cost[o]);
+        for j in 0..self.adds.row(o).len() {
+            let a = self.adds.row(o)[j];
+            self.reach(a, to);
+        }
+    }
+
     /// h_max of every atom from the atoms of `s` under the current costs, with each
-    /// action's supporter.
-    fn compute_hmax(&mut self, s: &[u64]) {
+    /// action's supporter; `false` when `stop` said to stop (asked as the exploration goes,
+    /// [`Pace`]: one exploration of a large task takes milliseconds).
+    fn compute_hmax(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> bool {
         self.hmax.fill(INFINITE);
         self.op_value.fill(INFINITE);
         self.supporter.fill(NONE);
-        for (i, op) in self.ops.iter().enumerate() {
-            self.unsat[i] = op.pre.len() as u32;
-        }
+        self.unsat.copy_from_slice(&self.pre_count);
         self.heap.clear();
         let mut true_now = std::mem::take(&mut self.true_now);
         true_now.clear();
@@ -157,26 +171,70 @@ impl LmCut {
         }
         self.true_now = true_now;
         self.reach(self.truth, 0);
+        let mut pace = Pace::default();
         while let Some(Reverse((value, atom))) = self.heap.pop() {
             if value != self.hmax[atom as usize] {
                 continue;
             }
-            for k in 0..self.pre_of[atom as usize].len() {
-                let o = self.pre_of[atom as usize][k] as usize;
+            if pace.stop_after(1 + self.pre_of.row(atom as usize).len(), stop) {
+                return false;
+            }
+            for k in 0..self.pre_of.row(atom as usize).len() {
+                let o = self.pre_of.row(atom as usize)[k] as usize;
                 self.unsat[o] -= 1;
                 if self.unsat[o] == 0 {
                     // Atoms leave the heap in increasing h_max order: the last precondition
                     // reached is one of greatest h_max.
                     self.supporter[o] = atom;
                     self.op_value[o] = value;
-                    let to = value.saturating_add(self.cost[o]);
-                    for j in 0..self.ops[o].adds.len() {
-                        let a = self.ops[o].adds[j];
-                        self.reach(a, to);
-                    }
+                    self.reach_adds(o);
                 }
             }
         }
+        true
+    }
+
+    /// h_max again after the actions of the last cut got cheaper, from the values before
+    /// (Fast Downward's incremental exploration): costs only fall, so h_max only falls, and
+    /// only downstream of the cut. Starting from the cut's adds, an atom whose value falls
+    /// re-examines the actions it supports; an action whose largest precondition is now
+    /// another one takes that one as supporter. Reachability does not change, so neither do
+    /// the precondition counters. `false` when `stop` said to stop.
+    fn update_hmax(&mut self, stop: &dyn Fn() -> bool) -> bool {
+        self.heap.clear();
+        for k in 0..self.cut.len() {
+            let o = self.cut[k] as usize;
+            self.reach_adds(o);
+        }
+        let mut pace = Pace::default();
+        while let Some(Reverse((value, atom))) = self.heap.pop() {
+            if value != self.hmax[atom as usize] {
+                continue;
+            }
+            if pace.stop_after(1 + self.pre_of.row(atom as usize).len(), stop) {
+                return false;
+            }
+            for k in 0..self.pre_of.row(atom as usize).len() {
+                let o = self.pre_of.row(atom as usize)[k] as usize;
+                if self.supporter[o] != atom {
+                    // Its supporter is at least as costly as this atom was: unchanged.
+                    continue;
+                }
+                let (mut best, mut by) = (0u32, atom);
+                for &p in self.pres.row(o) {
+                    let v = self.hmax[p as usize];
+                    if v > best {
+                        (best, by) = (v, p);
+                    }
+                }
+                self.supporter[o] = by;
+                if best < self.op_value[o] {
+                    self.op_value[o] = best;
+                    self.reach_adds(o);
+                }
+            }
+        }
+        true
     }
 
     /// The LM-cut estimate of state `s` (its atom bits), `INFINITE` for a proven dead end.
@@ -185,13 +243,13 @@ impl LmCut {
         self.evaluate_unless(s, &|| false).unwrap_or(INFINITE)
     }
 
-    /// As `evaluate`, asking `stop` before each round (one relaxed exploration each);
-    /// `None` when it said to stop.
+    /// As `evaluate`, asking `stop` before each round and as the explorations go; `None`
+    /// when it said to stop.
     pub fn evaluate_unless(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> Option<u32> {
-        for (c, op) in self.cost.iter_mut().zip(&self.ops) {
-            *c = op.base;
+        self.cost.copy_from_slice(&self.base);
+        if !self.compute_hmax(s, stop) {
+            return None;
         }
-        self.compute_hmax(s);
         if self.hmax[self.goal as usize] == INFINITE {
             return Some(INFINITE);
         }
@@ -205,8 +263,12 @@ impl LmCut {
             self.stack.clear();
             self.stack.push(self.goal);
             self.zone[self.goal as usize] = Zone::Goal;
+            let mut pace = Pace::default();
             while let Some(atom) = self.stack.pop() {
-                for &o in &self.added_by[atom as usize] {
+                if pace.stop_after(1 + self.added_by.row(atom as usize).len(), stop) {
+                    return None;
+                }
+                for &o in self.added_by.row(atom as usize) {
                     let o = o as usize;
                     let sup = self.supporter[o];
                     if self.cost[o] == 0 && sup != NONE && self.zone[sup as usize] == Zone::Unseen {
@@ -227,16 +289,19 @@ impl LmCut {
                 }
             }
             while let Some(atom) = self.stack.pop() {
-                for &o in &self.pre_of[atom as usize] {
+                if pace.stop_after(1 + self.pre_of.row(atom as usize).len(), stop) {
+                    return None;
+                }
+                for &o in self.pre_of.row(atom as usize) {
                     if self.supporter[o as usize] != atom {
                         continue;
                     }
-                    let op = &self.ops[o as usize];
-                    if op.adds.iter().any(|&a| self.zone[a as usize] == Zone::Goal) {
+                    let adds = self.adds.row(o as usize);
+                    if adds.iter().any(|&a| self.zone[a as usize] == Zone::Goal) {
                         self.cut.push(o);
                         continue;
                     }
-                    for &a in &op.adds {
+                    for &a in adds {
                         if self.zone[a as usize] == Zone::Unseen {
                             self.zone[a as usize] = Zone::BeforeGoal;
                             self.stack.push(a);
@@ -258,7 +323,9 @@ impl LmCut {
             for &o in &self.cut {
                 self.cost[o as usize] -= m;
             }
-            self.compute_hmax(s);
+            if !self.update_hmax(stop) {
+                return None;
+            }
         }
         Some(h)
     }
@@ -325,5 +392,105 @@ mod tests {
         assert_eq!(Heuristic::new(&task, Relaxation::Max).evaluate(&s), 1);
         let none = vec![0u64; s.len()];
         assert_eq!(LmCut::new(&task).evaluate(&none), 0);
+    }
+
+    /// A random propositional task, as `tests/brute.rs` draws them: `q0`..`q7`, actions
+    /// with one or two precondition literals, adds and deletes.
+    fn propositional() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+        use proptest::prelude::*;
+        let literal = (0..8usize, prop::bool::weighted(0.85));
+        let action = (
+            prop::collection::vec(literal.clone(), 1..=2),
+            prop::collection::vec(0..8usize, 1..=3),
+            prop::collection::vec(0..8usize, 0..=2),
+        );
+        (
+            prop::collection::vec(action, 6..=14),
+            prop::collection::vec(0..8usize, 1..=2),
+            prop::collection::vec(literal, 3..=5),
+        )
+            .prop_map(|(actions, init, goal)| {
+                let lit = |(a, positive): (usize, bool)| {
+                    if positive {
+                        format!("(q{a})")
+                    } else {
+                        format!("(not (q{a}))")
+                    }
+                };
+                let mut d = String::from(
+                    "(define (domain prop) (:requirements :adl)
+                       (:predicates (q0) (q1) (q2) (q3) (q4) (q5) (q6) (q7))",
+                );
+                for (i, (pre, adds, dels)) in actions.into_iter().enumerate() {
+                    let pre: Vec<String> = pre.into_iter().map(lit).collect();
+                    let mut eff: Vec<String> = adds.iter().map(|a| format!("(q{a})")).collect();
+                    eff.extend(
+                        dels.iter()
+                            .filter(|d| !adds.contains(d))
+                            .map(|d| format!("(not (q{d}))")),
+                    );
+                    d += &format!(
+                        " (:action a{i} :parameters () :precondition (and {}) :effect (and {}))",
+                        pre.join(" "),
+                        eff.join(" ")
+                    );
+                }
+                d += ")";
+                let init: Vec<String> = init.iter().map(|a| format!("(q{a})")).collect();
+                let goal: Vec<String> = goal.into_iter().map(lit).collect();
+                let p = format!(
+                    "(define (problem p) (:domain prop) (:init {}) (:goal (and {})))",
+                    init.join(" "),
+                    goal.join(" ")
+                );
+                (d, p)
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 1500,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// LM-cut (with its incremental rounds) is admissible and dominates h_max: in every
+        /// state of a shortest plan found by breadth-first search, h_max <= LM-cut <= the
+        /// steps left. Where BFS proves no plan, LM-cut may say anything finite or infinite
+        /// but infinity must never be said of a state that has a plan.
+        #[test]
+        fn lmcut_is_between_hmax_and_the_true_distance((domain, problem) in propositional()) {
+            use crate::eval::{Scratch, apply};
+            use crate::{Algorithm, Outcome, Planner, SearchOptions};
+            let d = safeplan_pddl::parse_domain(&domain).value.expect("parses");
+            let p = safeplan_pddl::parse_problem(&problem).value.expect("parses");
+            let compiled = safeplan_validate::Task::compile(&d, &p).expect("compiles");
+            let planner = Planner::new(&compiled, &crate::GroundOptions::default()).expect("grounds");
+            let result = planner.plan(&SearchOptions { algorithm: Algorithm::Bfs, ..SearchOptions::default() });
+            let Outcome::Found { plan } = result.outcome else {
+                return Ok(());
+            };
+            let task = ground(&domain, &problem);
+            let layout = Layout::new(&task);
+            let mut lmcut = LmCut::new(&task);
+            let mut hmax = Heuristic::new(&task, Relaxation::Max);
+            let mut state = vec![0u64; layout.words];
+            for &a in &task.init {
+                crate::eval::set(&mut state, a, true);
+            }
+            let mut scratch = Scratch::default();
+            for (done, step) in plan.iter().enumerate().map(|(i, s)| (i, Some(s))).chain([(plan.len(), None)]) {
+                let left = (plan.len() - done) as u32;
+                let h = lmcut.evaluate(&state[..layout.bits]);
+                let m = hmax.evaluate(&state[..layout.bits]);
+                proptest::prop_assert!(m <= h, "h_max {} > LM-cut {} after {} steps", m, h, done);
+                proptest::prop_assert!(h <= left, "LM-cut {} > {} steps left after {}", h, left, done);
+                let Some(step) = step else { break };
+                let op = (0..task.ops.len()).find(|&o| task.action_text(o) == *step).expect("the plan's action is ground");
+                let mut next = Vec::new();
+                proptest::prop_assert!(apply(&task, &task.ops[op], &state, layout, &mut next, &mut scratch));
+                state = next;
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@
 
 use crate::eval::test;
 use crate::ground::{GroundTask, Pre};
+use crate::heuristic::BUILD_STOP_EVERY;
 
 const NONE: u32 = u32::MAX;
 
@@ -26,7 +27,9 @@ pub(crate) struct RelaxedAtoms {
 }
 
 impl RelaxedAtoms {
-    pub fn new(task: &GroundTask) -> RelaxedAtoms {
+    /// The relaxed atoms of `task`, or `None` when `stop` said to stop (asked every
+    /// [`BUILD_STOP_EVERY`] actions).
+    pub fn new_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<RelaxedAtoms> {
         let real = task.atoms.len() as u32;
         let mut negated = vec![NONE; task.atoms.len()];
         let mut of = Vec::new();
@@ -39,13 +42,16 @@ impl RelaxedAtoms {
             }
         };
         task.goal.neg.iter().for_each(|&a| note(a));
-        for op in &task.ops {
+        for (o, op) in task.ops.iter().enumerate() {
+            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
+            }
             op.pre.neg.iter().for_each(|&a| note(a));
             for e in &op.effects {
                 e.cond.neg.iter().for_each(|&a| note(a));
             }
         }
-        RelaxedAtoms { real, negated, of }
+        Some(RelaxedAtoms { real, negated, of })
     }
 
     /// How many atoms the relaxation has.

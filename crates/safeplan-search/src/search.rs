@@ -18,10 +18,13 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
 
+use crate::chunked::{Chunked, Fifo, OpenList, Records};
 use crate::eval::{self, Layout, Scratch};
 use crate::ground::{GroundTask, Pre};
-use crate::heuristic::{Heuristic, INFINITE, Relaxation};
+use crate::heuristic::{BUILD_STOP_EVERY, Heuristic, INFINITE, Relaxation};
 use crate::lmcut::LmCut;
+use crate::release::{FreedLater, free_later};
+use crate::rows::Rows;
 use crate::rules::RuleMode;
 
 /// A search algorithm: the trade between plan length and search effort. Reference plans
@@ -236,11 +239,11 @@ pub(crate) struct Goal<'a> {
 
 pub(crate) struct Space {
     pub(crate) layout: Layout,
-    arena: Vec<u64>,
-    parent: Vec<u32>,
-    op: Vec<u32>,
-    pub(crate) depth: Vec<u32>,
-    table: HashTable<u32>,
+    arena: Records,
+    parent: Chunked<u32>,
+    op: Chunked<u32>,
+    pub(crate) depth: Chunked<u32>,
+    table: Table,
     hasher: FxBuildHasher,
 }
 
@@ -248,22 +251,79 @@ const NONE: u32 = u32::MAX;
 /// A state whose heuristic value has not been computed yet (lazy greedy search).
 const UNEVALUATED: u32 = u32::MAX - 1;
 
+/// How many tables the duplicate table is split into (by the top bits of a state's hash).
+const SHARDS: usize = 256;
+
+/// The duplicate table: node ids with 32 bits of their state's hash, in [`SHARDS`] tables.
+///
+/// A hash table grows by moving every entry at once. With ids alone, a move rehashes each
+/// state from the arena (hundreds of bytes each, millions of them): one insertion took tens
+/// of milliseconds, and a cancelled search waited for it. Keeping the hash bits beside the
+/// id makes a move read no state, and shards make each move touch one table in
+/// [`SHARDS`], so no insertion moves more than a small fraction of the states.
+struct Table {
+    shards: Vec<HashTable<Entry>>,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    id: u32,
+    hash: u32,
+}
+
+impl Table {
+    fn new() -> Table {
+        Table {
+            shards: (0..SHARDS).map(|_| HashTable::new()).collect(),
+        }
+    }
+
+    /// The shard of a state's 64-bit hash (its top 8 bits) and the 32 bits kept in the
+    /// entry (the 32 below them: a multiplicative hash mixes its high bits best).
+    fn split(hash: u64) -> (usize, u32) {
+        ((hash >> 56) as usize % SHARDS, (hash >> 24) as u32)
+    }
+
+    /// The hash a shard files an entry under: its 32 bits spread over 64 (hashbrown reads
+    /// the top 7 bits as the entry's tag and the low bits as its place).
+    fn spread(bits: u32) -> u64 {
+        u64::from(bits).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(bits)
+    }
+
+    fn find(&self, hash: u64, mut is: impl FnMut(u32) -> bool) -> Option<u32> {
+        let (shard, bits) = Table::split(hash);
+        self.shards[shard]
+            .find(Table::spread(bits), |e| e.hash == bits && is(e.id))
+            .map(|e| e.id)
+    }
+
+    fn insert(&mut self, hash: u64, id: u32) {
+        let (shard, bits) = Table::split(hash);
+        self.shards[shard].insert_unique(Table::spread(bits), Entry { id, hash: bits }, |e| {
+            Table::spread(e.hash)
+        });
+    }
+
+    fn capacity(&self) -> usize {
+        self.shards.iter().map(HashTable::capacity).sum()
+    }
+}
+
 impl Space {
     fn new(layout: Layout) -> Space {
         Space {
             layout,
-            arena: Vec::new(),
-            parent: Vec::new(),
-            op: Vec::new(),
-            depth: Vec::new(),
-            table: HashTable::new(),
+            arena: Records::new(layout.words),
+            parent: Chunked::new(),
+            op: Chunked::new(),
+            depth: Chunked::new(),
+            table: Table::new(),
             hasher: FxBuildHasher,
         }
     }
 
     pub(crate) fn state(&self, id: u32) -> &[u64] {
-        let w = self.layout.words;
-        &self.arena[id as usize * w..(id as usize + 1) * w]
+        self.arena.get(id as usize)
     }
 
     fn hash(&self, s: &[u64]) -> u64 {
@@ -273,22 +333,16 @@ impl Space {
     /// Store `s` unless present: `(id, new)`.
     fn insert(&mut self, s: &[u64], parent: u32, op: u32, depth: u32) -> (u32, bool) {
         let hash = self.hash(s);
-        let w = self.layout.words;
         let arena = &self.arena;
-        if let Some(&id) = self.table.find(hash, |&id| {
-            &arena[id as usize * w..(id as usize + 1) * w] == s
-        }) {
+        if let Some(id) = self.table.find(hash, |id| arena.get(id as usize) == s) {
             return (id, false);
         }
         let id = self.parent.len() as u32;
-        self.arena.extend_from_slice(s);
+        self.arena.push(s);
         self.parent.push(parent);
         self.op.push(op);
         self.depth.push(depth);
-        let (arena, hasher) = (&self.arena, &self.hasher);
-        self.table.insert_unique(hash, id, |&other| {
-            hasher.hash_one(&arena[other as usize * w..(other as usize + 1) * w])
-        });
+        self.table.insert(hash, id);
         (id, true)
     }
 
@@ -297,7 +351,7 @@ impl Space {
     }
 
     fn bytes(&self) -> usize {
-        self.arena.capacity() * 8 + self.parent.capacity() * 12 + self.table.capacity() * 5
+        self.arena.bytes() + self.parent.bytes() * 3 + self.table.capacity() * 9
     }
 
     pub(crate) fn plan(&self, task: &GroundTask, mut id: u32) -> Vec<String> {
@@ -313,23 +367,49 @@ impl Space {
     }
 }
 
+/// A large space is freed after the search returns (`crate::release`).
+impl Drop for Space {
+    fn drop(&mut self) {
+        let bytes = self.bytes();
+        let parts = (
+            std::mem::take(&mut self.arena),
+            std::mem::take(&mut self.parent),
+            std::mem::take(&mut self.op),
+            std::mem::take(&mut self.depth),
+            std::mem::replace(&mut self.table, Table { shards: Vec::new() }),
+        );
+        free_later(parts, bytes);
+    }
+}
+
 /// The successor index: actions filed under one required atom each.
+#[derive(Default)]
 pub(crate) struct Successors {
-    by_atom: Vec<Vec<u32>>,
+    by_atom: Rows,
     always: Vec<u32>,
 }
 
 impl Successors {
-    pub fn new(task: &GroundTask) -> Successors {
-        let mut by_atom = vec![Vec::new(); task.atoms.len()];
+    /// The index of `task`'s actions, or `None` when `stop` said to stop while it was built.
+    pub fn new_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Successors> {
+        let mut filed = Rows::new();
         let mut always = Vec::new();
         for (o, op) in task.ops.iter().enumerate() {
+            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
+            }
             match op.pre.pos.first() {
-                Some(&a) => by_atom[a as usize].push(o as u32),
-                None => always.push(o as u32),
+                Some(&a) => filed.push_row(&[a]),
+                None => {
+                    filed.push_row(&[]);
+                    always.push(o as u32);
+                }
             }
         }
-        Successors { by_atom, always }
+        Some(Successors {
+            by_atom: filed.inverted_unless(task.atoms.len(), stop)?,
+            always,
+        })
     }
 
     /// Applicable actions in `s`, in increasing id order (so searches are deterministic).
@@ -340,13 +420,11 @@ impl Successors {
             while w != 0 {
                 let atom = wi * 64 + w.trailing_zeros() as usize;
                 w &= w - 1;
-                if let Some(ops) = self.by_atom.get(atom) {
-                    for &o in ops {
-                        if eval::pre_holds(&task.ops[o as usize].pre, s, layout, task.slack)
-                            == Some(true)
-                        {
-                            out.push(o);
-                        }
+                for &o in self.by_atom.row(atom) {
+                    if eval::pre_holds(&task.ops[o as usize].pre, s, layout, task.slack)
+                        == Some(true)
+                    {
+                        out.push(o);
                     }
                 }
             }
@@ -469,6 +547,11 @@ impl<'a> Run<'a> {
             || safeplan_validate::abandoned_now()
     }
 
+    fn cancelled(self, algorithm: Algorithm) -> SearchResult {
+        let limit = LimitKind::Cancelled;
+        self.finish(Outcome::LimitReached { limit }, algorithm)
+    }
+
     /// Generate the successors of node `id` into `out` as (op, new id, new). A cancellation
     /// seen part way stops the expansion and sets [`Run::cancelled`]: one successor (with
     /// its rule automata, up to [`crate::MAX_PLANNED_INSTANCES`] instance checks) is the
@@ -493,7 +576,7 @@ impl<'a> Run<'a> {
     /// The actions applicable in node `id`'s state, in increasing id order.
     pub(crate) fn applicable(&mut self, id: u32, out: &mut Vec<u32>) {
         let layout = self.space.layout;
-        let s = &self.space.arena[id as usize * layout.words..(id as usize + 1) * layout.words];
+        let s = self.space.state(id);
         self.succ.applicable(self.task, s, layout, out);
     }
 
@@ -504,8 +587,7 @@ impl<'a> Run<'a> {
         let layout = self.space.layout;
         let depth = self.space.depth[id as usize] + 1;
         // The parent is read in place: nothing is stored until the successor is complete.
-        let w = layout.words;
-        let parent = &self.space.arena[id as usize * w..(id as usize + 1) * w];
+        let parent = self.space.state(id);
         let applied = eval::apply(
             self.task,
             &self.task.ops[o as usize],
@@ -566,13 +648,19 @@ pub(crate) fn search(
         start: Instant::now(),
         stats: Stats::default(),
         space: Space::new(layout),
-        succ: Successors::new(task),
+        succ: Successors::default(),
         scratch: Scratch::default(),
         next: Vec::with_capacity(layout.words),
         ops: Vec::new(),
         cancelled: false,
         extra_bytes: 0,
     };
+    // What the search builds from the task (the successor index, the estimate) takes a
+    // tenth of a second on a quarter of a million actions: it asks the flag as it goes.
+    match Successors::new_unless(task, &|| run.interrupted()) {
+        Some(succ) => run.succ = succ,
+        None => return run.cancelled(algorithm),
+    }
     let mut init = vec![0u64; layout.words];
     for &a in &task.init {
         eval::set(&mut init, a, true);
@@ -603,23 +691,27 @@ pub(crate) fn search(
     if !goal.possible {
         return run.finish(Outcome::Unsolvable, algorithm);
     }
-    match algorithm {
-        Algorithm::Bfs => bfs(run, root),
+    let stop = || run.interrupted();
+    let estimator = match algorithm {
+        Algorithm::Bfs => return bfs(run, root),
+        Algorithm::Lama => return crate::lama::lama_first(run, root),
         Algorithm::Astar => {
-            let h = Estimator::Relaxed(Heuristic::new(task, Relaxation::Max));
-            best_first(run, root, h, Algorithm::Astar)
+            Heuristic::new_unless(task, Relaxation::Max, &stop).map(Estimator::Relaxed)
         }
-        Algorithm::Lmcut => best_first(run, root, Estimator::LmCut(LmCut::new(task)), algorithm),
         Algorithm::Gbfs => {
-            let h = Estimator::Relaxed(Heuristic::new(task, Relaxation::Ff));
-            best_first(run, root, h, Algorithm::Gbfs)
+            Heuristic::new_unless(task, Relaxation::Ff, &stop).map(Estimator::Relaxed)
         }
-        Algorithm::Lama => crate::lama::lama_first(run, root),
+        Algorithm::Lmcut => LmCut::new_unless(task, &stop).map(Estimator::LmCut),
+    };
+    match estimator {
+        Some(h) => best_first(run, root, h, algorithm),
+        None => run.cancelled(algorithm),
     }
 }
 
 fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
-    let mut queue = std::collections::VecDeque::from([root]);
+    let mut queue = FreedLater::new(Fifo::default(), Fifo::bytes);
+    queue.push_back(root);
     let mut succ = Vec::new();
     while let Some(id) = queue.pop_front() {
         if let Some(limit) = run.check_limits() {
@@ -667,12 +759,10 @@ impl Estimator {
 /// A* (f = g + h with an admissible h, reopening when a shorter path is found) or greedy
 /// best-first (h only). Ties go to the lower h, then to the earlier state.
 fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorithm) -> SearchResult {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
     let astar = algorithm.is_optimal();
     let layout = run.space.layout;
-    let mut hval: Vec<u32> = Vec::new();
-    let mut closed: Vec<bool> = Vec::new();
+    let mut hval: FreedLater<Chunked<u32>> = FreedLater::new(Chunked::new(), Chunked::bytes);
+    let mut closed: FreedLater<Chunked<bool>> = FreedLater::new(Chunked::new(), Chunked::bytes);
     // The estimate of node `id`; `None` (and the run marked cancelled) when the caller asked
     // to stop during it.
     let eval_h = |h: &mut Estimator, run: &mut Run<'_>, id: u32| -> Option<u32> {
@@ -699,12 +789,13 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         run.stats.dead_ends += 1;
         return run.finish(Outcome::Unsolvable, algorithm);
     }
-    let mut open = BinaryHeap::new();
-    let mut counter: u64 = 0;
+    // Ordered by (key, h), first in first out among equals.
+    let mut open: FreedLater<OpenList<(u32, u32), (u32, u32)>> =
+        FreedLater::new(OpenList::default(), OpenList::bytes);
     let key = |g: u32, h: u32| if astar { g.saturating_add(h) } else { h };
-    open.push(Reverse((key(0, h0), h0, counter, 0u32, root)));
+    open.push((key(0, h0), h0), (0u32, root));
     let mut succ = Vec::new();
-    while let Some(Reverse((_, _, _, g, id))) = open.pop() {
+    while let Some((_, (g, id))) = open.pop() {
         if closed[id as usize] || g > run.space.depth[id as usize] {
             continue;
         }
@@ -745,14 +836,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                     let plan = run.space.plan(run.task, nid);
                     return run.finish(Outcome::Found { plan }, algorithm);
                 }
-                counter += 1;
-                open.push(Reverse((
-                    hval[id as usize],
-                    hval[id as usize],
-                    counter,
-                    ng,
-                    nid,
-                )));
+                open.push((hval[id as usize], hval[id as usize]), (ng, nid));
             } else if new {
                 // A* evaluates every new successor (LM-cut: many relaxed explorations each):
                 // look at the flag before each one.
@@ -769,8 +853,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                     closed[nid as usize] = true;
                     continue;
                 }
-                counter += 1;
-                open.push(Reverse((key(ng, hv), hv, counter, ng, nid)));
+                open.push((key(ng, hv), hv), (ng, nid));
             } else if astar && ng < run.space.depth[nid as usize] && hval[nid as usize] != INFINITE
             {
                 // A shorter path to a known state: reopen it.
@@ -778,14 +861,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                 run.space.parent[nid as usize] = id;
                 run.space.op[nid as usize] = op;
                 closed[nid as usize] = false;
-                counter += 1;
-                open.push(Reverse((
-                    key(ng, hval[nid as usize]),
-                    hval[nid as usize],
-                    counter,
-                    ng,
-                    nid,
-                )));
+                open.push((key(ng, hval[nid as usize]), hval[nid as usize]), (ng, nid));
             }
         }
     }
