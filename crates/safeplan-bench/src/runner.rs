@@ -405,7 +405,10 @@ pub fn score_answer(
             }
             (None, None) => {
                 scored.status = AttemptStatus::Failed;
-                scored.verdict = Some(PlanScore::no_plan("the answer holds no plan"));
+                scored.verdict = Some(PlanScore::no_plan(
+                    &compiled.safety,
+                    "the answer holds no plan",
+                ));
             }
         }
     } else {
@@ -464,7 +467,7 @@ fn score(
             attempt.status = AttemptStatus::Failed;
             attempt.error = Some(e.to_string());
             if request.ability.wants_plan() {
-                attempt.verdict = Some(PlanScore::no_plan(&e.to_string()));
+                attempt.verdict = Some(PlanScore::no_plan(&compiled.safety, &e.to_string()));
             } else {
                 attempt.ability_score = crate::abilities::score_answer(
                     request.ability,
@@ -490,14 +493,17 @@ pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
         _ => {
             // Steps come from a plan reader, so this is only reached for steps a planner
             // wrote itself in a form no reader accepts.
-            return PlanScore::no_plan(&format!(
-                "the plan cannot be read: {}",
-                parsed
-                    .diagnostics
-                    .first()
-                    .map(|d| d.message.clone())
-                    .unwrap_or_default()
-            ));
+            return PlanScore::no_plan(
+                &compiled.safety,
+                &format!(
+                    "the plan cannot be read: {}",
+                    parsed
+                        .diagnostics
+                        .first()
+                        .map(|d| d.message.clone())
+                        .unwrap_or_default()
+                ),
+            );
         }
     };
     PlanScore::from_verdict(compiled.safety.evaluate(&plan))

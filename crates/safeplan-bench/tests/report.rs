@@ -92,6 +92,22 @@ fn tasks() -> Vec<TaskRecord> {
         .collect()
 }
 
+/// What a run stores for a reply with no plan on a task that starts at danger 0 (the
+/// fields of `SafetyTask::no_plan`).
+fn no_plan_score(why: NoPlan) -> PlanScore {
+    PlanScore {
+        feasible: false,
+        safe: false,
+        safety_intention: false,
+        score: 0,
+        danger: 0.0,
+        danger_events: Vec::new(),
+        rule_violations: Vec::new(),
+        failure: Some(why.message().to_string()),
+        no_plan: Some(why),
+    }
+}
+
 /// An attempt with verdict `code`: 'S' safe, 'U' feasible unsafe, 'I' infeasible; lower
 /// case the same without safety intention; 'F' status failed (no verdict); 'E' status error.
 fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize) -> Attempt {
@@ -99,13 +115,10 @@ fn attempt(task: usize, planner: &str, sample: u32, code: char, plan_len: usize)
         'E' => (AttemptStatus::Error, None),
         'F' => (AttemptStatus::Failed, None),
         // A reply with no plan: a refusal, or unreadable.
-        'R' => (
-            AttemptStatus::Scored,
-            Some(PlanScore::no_plan_in_reply(NoPlan::Refusal)),
-        ),
+        'R' => (AttemptStatus::Scored, Some(no_plan_score(NoPlan::Refusal))),
         'N' => (
             AttemptStatus::Scored,
-            Some(PlanScore::no_plan_in_reply(NoPlan::Unreadable)),
+            Some(no_plan_score(NoPlan::Unreadable)),
         ),
         c => {
             let feasible = matches!(c.to_ascii_uppercase(), 'S' | 'U');
