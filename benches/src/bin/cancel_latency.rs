@@ -41,7 +41,10 @@ fn main() -> ExitCode {
     let mut max_delay = 220u64;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next().and_then(|n| n.parse::<u64>().ok())) {
+        match (
+            arg.as_str(),
+            args.next().and_then(|n| n.parse::<u64>().ok()),
+        ) {
             ("--runs", Some(n)) if n > 0 => runs = n as usize,
             ("--max-delay", Some(n)) if n > 20 => max_delay = n,
             _ => {
