@@ -12,9 +12,8 @@ use safeplan_validate::{
 };
 
 use crate::{
-    PlanError, ReadPlan, ShieldError, check_tolerance_opt, compile_options, ground_error,
-    interruptible, plan_step_of, read_domain, read_plan, read_problem, search_options, task_error,
-    to_python,
+    PlanError, ShieldError, check_tolerance_opt, compile_options, ground_error, interruptible,
+    plan_step_of, read_domain, read_plan, read_problem, search_options, task_error, to_python,
 };
 
 /// A task checked for use: compiled, with its safety task when the domain is
@@ -88,8 +87,8 @@ impl CheckedTask {
         }
         let read = read_plan(py, plan, None, "plan")?;
         let inner = match read.plan {
-            ReadPlan::Steps(plan) => interruptible(py, || inner.assess_plan(&plan))?,
-            ReadPlan::NoPlan(why) => {
+            Ok(plan) => interruptible(py, || inner.assess_plan(&plan))?,
+            Err(why) => {
                 // Strict reading never finds "no plan"; kept total for the reader's sake.
                 return Err(PlanError::new_err(format!("no plan: {why}")));
             }

@@ -272,15 +272,10 @@ pub(crate) fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(safeplan_pddl::write_steps(steps.iter().map(String::as_str)))
 }
 
-/// A plan as read: its steps, or (out of an LLM reply) no plan and why.
-pub(crate) enum ReadPlan {
-    Steps(Plan),
-    NoPlan(NoPlan),
-}
-
-/// A plan as read, and (out of an LLM reply) what the reader read and warned about.
+/// A plan as read, or (out of an LLM reply) why there is none
+/// ([`safeplan_pddl::Reply::stated_plan`]), and what the reader read and warned about.
 pub(crate) struct Read {
-    pub(crate) plan: ReadPlan,
+    pub(crate) plan: Result<Plan, NoPlan>,
     pub(crate) report: Option<safeplan_pddl::ReadReport>,
 }
 
@@ -294,16 +289,13 @@ fn parse_plan_text(
     if let Some(vocabulary) = lenient {
         let reply = read_reply(text, Some(vocabulary));
         let report = Some(reply.report(text));
-        let plan = match (reply.plan, reply.no_plan) {
-            (Some(p), _) => ReadPlan::Steps(p),
-            (None, why) => ReadPlan::NoPlan(why.unwrap_or(NoPlan::Unreadable)),
-        };
+        let plan = reply.stated_plan().cloned();
         return Ok(Read { plan, report });
     }
     let parsed = parse_plan(text);
     let plan = match parsed.value {
-        Some(p) if !parsed.has_errors() => ReadPlan::Steps(p),
-        None if !parsed.has_errors() => ReadPlan::Steps(Plan::default()),
+        Some(p) if !parsed.has_errors() => Ok(p),
+        None if !parsed.has_errors() => Ok(Plan::default()),
         _ => return Err(parsed.diagnostics),
     };
     Ok(Read { plan, report: None })

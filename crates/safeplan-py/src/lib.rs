@@ -47,8 +47,8 @@ mod suite;
 mod task;
 
 use convert::{
-    Diagnostic, Read, ReadPlan, check, plan_text, py_bool, read_domain, read_plan, read_plans,
-    read_problem, task_error, to_python,
+    Diagnostic, Read, check, plan_text, py_bool, read_domain, read_plan, read_plans, read_problem,
+    task_error, to_python,
 };
 use monitor::{Monitor, plan_step_of};
 use safety::{SafetyTask, SafetyVerdict};

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use crate::{
-    ReadPlan, TaskError, check_tolerance_opt, compile_options, ground_error, interruptible,
-    processes, py_bool, read_domain, read_plan, read_plans, read_problem, reading_warnings,
-    search_options, steps_read, task_error, to_python,
+    TaskError, check_tolerance_opt, compile_options, ground_error, interruptible, processes,
+    py_bool, read_domain, read_plan, read_plans, read_problem, reading_warnings, search_options,
+    steps_read, task_error, to_python,
 };
 use pyo3::prelude::*;
 use safeplan_pddl::{NoPlan, write_domain, write_problem};
@@ -222,10 +222,9 @@ impl SafetyTask {
         let task = &self.task;
         let read = read_plan(py, plan, vocabulary.as_ref(), "plan")?;
         Ok(SafetyVerdict {
-            inner: match read.plan {
-                ReadPlan::Steps(plan) => interruptible(py, || task.evaluate(&plan))?,
-                ReadPlan::NoPlan(why) => task.no_plan(why),
-            },
+            inner: interruptible(py, || {
+                task.evaluate_stated(read.plan.as_ref().map_err(|why| *why))
+            })?,
             read: read.report,
         })
     }
@@ -261,10 +260,7 @@ impl SafetyTask {
         let (verdicts, reports): (Vec<RustSafety>, Vec<_>) = py.detach(move || {
             read.into_iter()
                 .map(|r| {
-                    let verdict = match &r.plan {
-                        ReadPlan::Steps(p) => task.evaluate(p),
-                        ReadPlan::NoPlan(why) => task.no_plan(*why),
-                    };
+                    let verdict = task.evaluate_stated(r.plan.as_ref().map_err(|why| *why));
                     (verdict, r.report)
                 })
                 .unzip()

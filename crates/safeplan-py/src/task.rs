@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use crate::{
-    Monitor, Read, ReadPlan, TaskError, check_tolerance, interruptible, processes, py_bool,
-    read_domain, read_plan, read_plans, read_problem, task_error, to_python,
+    Monitor, Read, TaskError, check_tolerance, interruptible, processes, py_bool, read_domain,
+    read_plan, read_plans, read_problem, task_error, to_python,
 };
 use pyo3::prelude::*;
-use safeplan_pddl::{NoPlan, Plan};
+use safeplan_pddl::NoPlan;
 use safeplan_validate::{
     CompileOptions, Monitor as RustMonitor, Task as RustTask, ValidateOptions, Validator,
     Verdict as RustVerdict,
@@ -221,12 +221,9 @@ impl Task {
             return Err(pyo3::exceptions::PyValueError::new_err(why));
         }
         let task = &self.task;
-        let inner = match plan {
-            ReadPlan::Steps(plan) => {
-                interruptible(py, || Validator::new(task, options).validate(&plan))?
-            }
-            ReadPlan::NoPlan(why) => RustVerdict::no_plan(why),
-        };
+        let inner = interruptible(py, || {
+            Validator::new(task, options).validate_stated(plan.as_ref().map_err(|why| *why))
+        })?;
         Ok(Verdict {
             inner,
             read: plan_read,
@@ -282,28 +279,14 @@ impl Task {
         if let Some(why) = self.task.unsupported_option(&options) {
             return Err(pyo3::exceptions::PyValueError::new_err(why));
         }
-        // The plans go to the batch; replies without one get their verdict in place.
-        let mut reports = Vec::with_capacity(read.len());
-        let (plans, places): (Vec<Plan>, Vec<Option<NoPlan>>) = read
-            .into_iter()
-            .map(|r| {
-                reports.push(r.report);
-                match r.plan {
-                    ReadPlan::Steps(p) => (p, None),
-                    ReadPlan::NoPlan(why) => (Plan::default(), Some(why)),
-                }
-            })
-            .unzip();
+        let (stated, reports): (Vec<_>, Vec<_>) =
+            read.into_iter().map(|r| (r.plan, r.report)).unzip();
         let task = self.task.clone();
-        let verdicts = py.detach(move || task.validate_batch(&plans, &options));
+        let verdicts = py.detach(move || task.validate_batch_stated(&stated, &options));
         Ok(verdicts
             .into_iter()
-            .zip(places)
             .zip(reports)
-            .map(|((inner, no_plan), read)| Verdict {
-                inner: no_plan.map_or(inner, RustVerdict::no_plan),
-                read,
-            })
+            .map(|(inner, read)| Verdict { inner, read })
             .collect())
     }
 }

@@ -122,7 +122,7 @@ impl CheckedTask {
 
     /// The assessment of a plan read strictly.
     pub fn assess_plan(&self, plan: &Plan) -> Assessment {
-        self.assessment(Some(plan), None, None, Vec::new())
+        self.assessment(Ok(plan), None, Vec::new())
     }
 
     /// The assessment of a plan file's text read strictly (IPC form, or timed steps), with
@@ -133,7 +133,7 @@ impl CheckedTask {
         let parsed = parse_plan(text);
         match parsed.value {
             Some(plan) if !parsed.has_errors() => {
-                Ok(self.assessment(Some(&plan), None, None, parsed.diagnostics))
+                Ok(self.assessment(Ok(&plan), None, parsed.diagnostics))
             }
             _ => Err(parsed
                 .diagnostics
@@ -148,26 +148,19 @@ impl CheckedTask {
     pub fn assess_reply(&self, reply: &str) -> Assessment {
         let read = read_reply(reply, Some(&self.vocabulary));
         let report = read.report(reply);
-        let why = read.no_plan.unwrap_or(NoPlan::Unreadable);
-        self.assessment(
-            read.plan.as_ref(),
-            Some(why),
-            Some(report),
-            read.diagnostics,
-        )
+        self.assessment(read.stated_plan(), Some(report), read.diagnostics.clone())
     }
 
     fn assessment(
         &self,
-        plan: Option<&Plan>,
-        why: Option<NoPlan>,
+        stated: Result<&Plan, NoPlan>,
         read: Option<ReadReport>,
         reading: Vec<Diagnostic>,
     ) -> Assessment {
         let safety = self.safety.as_deref();
         let unavailable = self.safety_unavailable.clone();
-        match plan {
-            Some(plan) => Assessment::of_plan(
+        match stated {
+            Ok(plan) => Assessment::of_plan(
                 self.task.validate_with(plan, &self.validate_options),
                 plan,
                 safety,
@@ -175,13 +168,7 @@ impl CheckedTask {
                 read,
                 reading,
             ),
-            None => Assessment::of_no_plan(
-                why.unwrap_or(NoPlan::Unreadable),
-                safety,
-                unavailable,
-                read,
-                reading,
-            ),
+            Err(why) => Assessment::of_no_plan(why, safety, unavailable, read, reading),
         }
     }
 }

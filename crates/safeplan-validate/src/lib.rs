@@ -147,7 +147,7 @@ pub use verdict::{
 };
 
 use rayon::prelude::*;
-use safeplan_pddl::Plan;
+use safeplan_pddl::{NoPlan, Plan};
 
 impl Task {
     /// Validate many plans against this task in parallel (the process's batch pool,
@@ -160,6 +160,24 @@ impl Task {
                 .map_init(
                     || Validator::new(self, options.clone()),
                     |v, plan| v.validate(plan),
+                )
+                .collect()
+        })
+    }
+
+    /// [`Task::validate_batch`] of what many texts stated: each plan validated, each text
+    /// that held none *no plan* ([`Validator::validate_stated`]), in order.
+    pub fn validate_batch_stated(
+        &self,
+        stated: &[Result<Plan, NoPlan>],
+        options: &ValidateOptions,
+    ) -> Vec<Verdict> {
+        parallel::install(|| {
+            stated
+                .par_iter()
+                .map_init(
+                    || Validator::new(self, options.clone()),
+                    |v, s| v.validate_stated(s.as_ref().map_err(|why| *why)),
                 )
                 .collect()
         })

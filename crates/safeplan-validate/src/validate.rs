@@ -1,7 +1,7 @@
 //! Executing plans: binding steps to ground actions, running them, and building verdicts.
 
 use safeplan_pddl::diagnostic::nearest;
-use safeplan_pddl::{FileKind, Plan, PlanStep};
+use safeplan_pddl::{FileKind, NoPlan, Plan, PlanStep};
 use serde::{Deserialize, Serialize};
 
 use crate::constraints::{Place, Stage, Tracker};
@@ -559,6 +559,16 @@ impl<'t> Validator<'t> {
             pending: Pending::default(),
             binding: Vec::new(),
             tracker: Tracker::new(&task.constraints),
+        }
+    }
+
+    /// The verdict of what a text stated: its plan validated, or, when it held none
+    /// ([`safeplan_pddl::Reply::stated_plan`]), *no plan* ([`Verdict::no_plan`]), never the
+    /// empty plan.
+    pub fn validate_stated(&mut self, stated: Result<&Plan, NoPlan>) -> Verdict {
+        match stated {
+            Ok(plan) => self.validate(plan),
+            Err(why) => Verdict::no_plan(why),
         }
     }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{Code, NoPlan, Vocabulary, parse_domain, parse_problem, read_reply};
-use safeplan_validate::{FailureKind, Task, Verdict};
+use safeplan_validate::{FailureKind, Task, ValidateOptions, Validator, Verdict};
 use serde_json::Value;
 
 fn sample_dir() -> PathBuf {
@@ -88,11 +88,12 @@ fn planbench_replies_read_as_planbench_or_for_an_explained_reason() {
             continue;
         };
         let reply = read_reply(reply_text, Some(vocabulary));
-        let verdict = match (&reply.plan, reply.no_plan) {
-            (Some(plan), _) => task.validate(plan),
-            (None, Some(why)) => Verdict::no_plan(why),
-            (None, None) => panic!("{id}: neither a plan nor why there is none"),
-        };
+        assert!(
+            reply.plan.is_some() || reply.no_plan.is_some(),
+            "{id}: neither a plan nor why there is none"
+        );
+        let verdict =
+            Validator::new(task, ValidateOptions::default()).validate_stated(reply.stated_plan());
         if reply.plan.is_none() {
             assert!(!verdict.valid, "{id}: no plan is never valid");
             assert_eq!(
@@ -219,14 +220,41 @@ fn no_plan_is_never_valid_where_the_empty_plan_is() {
         Some(&v),
     );
     assert_eq!(refusal.no_plan, Some(NoPlan::Refusal));
-    let verdict = Verdict::no_plan(NoPlan::Refusal);
+    assert_eq!(refusal.stated_plan(), Err(NoPlan::Refusal));
+    let mut validator = Validator::new(&task, ValidateOptions::default());
+    let verdict = validator.validate_stated(refusal.stated_plan());
+    assert_eq!(verdict, Verdict::no_plan(NoPlan::Refusal));
     assert!(!verdict.valid);
     assert_eq!(verdict.steps, 0);
     let done = read_reply(
         "No further actions are needed as the goal has been achieved.",
         Some(&v),
     );
-    assert!(task.validate(&done.plan.expect("the empty plan")).valid);
+    assert!(done.stated_plan().is_ok_and(|p| p.steps.is_empty()));
+    assert!(validator.validate_stated(done.stated_plan()).valid);
+    // A reply with neither a plan nor a reason is unreadable: still no plan.
+    let silent = safeplan_pddl::Reply {
+        plan: None,
+        no_plan: None,
+        stated_empty: false,
+        diagnostics: Vec::new(),
+    };
+    assert_eq!(silent.stated_plan(), Err(NoPlan::Unreadable));
+    // The batch says the same, in order.
+    let stated: Vec<_> = [&refusal, &done, &silent]
+        .iter()
+        .map(|r| r.stated_plan().cloned())
+        .collect();
+    let batch = task.validate_batch_stated(&stated, &ValidateOptions::default());
+    let one_by_one: Vec<Verdict> = stated
+        .iter()
+        .map(|s| validator.validate_stated(s.as_ref().map_err(|w| *w)))
+        .collect();
+    assert_eq!(batch, one_by_one);
+    assert_eq!(
+        batch.iter().map(|v| v.valid).collect::<Vec<_>>(),
+        [false, true, false]
+    );
     // The verdict says why in JSON.
     let json = serde_json::to_value(&verdict).expect("JSON");
     assert_eq!(json["no_plan"], "refusal");

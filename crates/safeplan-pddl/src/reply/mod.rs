@@ -263,10 +263,14 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// The plan, or the empty plan when there is none (for callers that validate whatever
-    /// was read; a verdict should tell "no plan" apart: use [`Reply::plan`]).
-    pub fn plan_or_empty(&self) -> Plan {
-        self.plan.clone().unwrap_or_default()
+    /// The plan the reply states, or why it holds none: the one rule every front end reads
+    /// a reply's outcome by. A reply with no plan that gives no reason is
+    /// [`NoPlan::Unreadable`]; no plan is never the empty plan (which a reply states as
+    /// `Ok` of no steps).
+    pub fn stated_plan(&self) -> Result<&Plan, NoPlan> {
+        self.plan
+            .as_ref()
+            .ok_or(self.no_plan.unwrap_or(NoPlan::Unreadable))
     }
 }
 
