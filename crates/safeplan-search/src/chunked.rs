@@ -6,8 +6,9 @@
 //! (moving) mmap threshold of up to 32 MB. One push then copies tens of megabytes, and a
 //! search could not see its cancellation flag for up to ten milliseconds (measured on the
 //! state arena and on LAMA's queues, docs/benchmarks.md). Here storage grows one chunk at
-//! a time and a push copies at most one small chunk, so no step of a search costs more than
-//! a fixed amount however large the search has grown.
+//! a time: a push copies at most one chunk (the first, while it doubles up to its size),
+//! so no step of a search costs more than a fixed amount however large the search has
+//! grown.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::{Index, IndexMut};

@@ -10,10 +10,17 @@
 const STOP_ROWS: usize = 4096;
 
 /// Rows of `u32` ids: row `r` is `items[start[r]..start[r + 1]]`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Rows {
     start: Vec<usize>,
     items: Vec<u32>,
+}
+
+/// No rows, ready for [`Rows::push_row`] (as [`Rows::new`]).
+impl Default for Rows {
+    fn default() -> Rows {
+        Rows::new()
+    }
 }
 
 impl Rows {

@@ -745,9 +745,9 @@ enum Estimator {
 }
 
 impl Estimator {
-    /// The estimate, or `None` when `stop` said to stop part way (h_max and h_FF ask every
-    /// few hundred atoms settled, LM-cut between its rounds: on a large task one estimate can
-    /// take from milliseconds to seconds).
+    /// The estimate, or `None` when `stop` said to stop part way (h_max, h_FF and LM-cut
+    /// ask as their explorations go, by work done, and LM-cut also between its rounds: on a
+    /// large task one estimate can take from milliseconds to seconds).
     fn evaluate(&mut self, s: &[u64], stop: &dyn Fn() -> bool) -> Option<u32> {
         match self {
             Estimator::Relaxed(h) => h.evaluate_unless(s, stop),
