@@ -27,6 +27,9 @@ def interrupted(body: str) -> list:
         """
         import os, signal, threading
         import safeplan
+        # As at a terminal: a job a non-interactive shell starts in the background inherits
+        # SIGINT ignored, and Python then installs no handler of its own.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
         try:
             {call}

@@ -260,7 +260,19 @@ def test_a_symbolic_judge_on_an_episode_bound_to_a_pddl_task():
     assert safeplan.load_safety_task(task / "domain.pddl", task / "problem.pddl").evaluate(r.final_plan).safe
 
 
-def test_ctrl_c_ends_the_run_and_keeps_what_on_result_was_handed():
+@pytest.fixture
+def sigint_handled():
+    """SIGINT raising KeyboardInterrupt, as at a terminal: a job a non-interactive shell
+    starts in the background inherits SIGINT ignored, and `_thread.interrupt_main` then does
+    nothing."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_ends_the_run_and_keeps_what_on_result_was_handed(sigint_handled):
     import _thread
 
     episodes = [safeplan.Episode(f"e{i}", ["Driver.PickUp('Apple')"]) for i in range(4)]
