@@ -12,7 +12,7 @@
 //! precondition counters, as in Fast Downward.
 
 use crate::ground::GroundTask;
-use crate::relaxed::RelaxedAtoms;
+use crate::relaxed::{RelaxedActions, RelaxedAtoms};
 use crate::rows::Rows;
 
 /// Which relaxed estimate.
@@ -111,34 +111,10 @@ impl Heuristic {
     ) -> Option<Heuristic> {
         let relaxed = RelaxedAtoms::new_unless(task, stop)?;
         let n = relaxed.len();
-        let mut op_of = Vec::new();
-        let mut pres = Rows::new();
-        let mut adds = Rows::new();
-        let mut no_pre = Vec::new();
-        let (mut added, mut pre) = (Vec::new(), Vec::new());
-        for (o, op) in task.ops.iter().enumerate() {
-            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
-                return None;
-            }
-            for e in &op.effects {
-                added.clear();
-                relaxed.added(&e.adds, &e.dels, &mut added);
-                if added.is_empty() {
-                    continue;
-                }
-                pre.clear();
-                relaxed.required(&op.pre, &mut pre);
-                relaxed.required(&e.cond, &mut pre);
-                pre.sort_unstable();
-                pre.dedup();
-                if pre.is_empty() {
-                    no_pre.push(op_of.len() as u32);
-                }
-                op_of.push(o as u32);
-                pres.push_row(&pre);
-                adds.push_row(&added);
-            }
-        }
+        let RelaxedActions { op_of, pres, adds } = relaxed.actions_unless(task, stop)?;
+        let no_pre = (0..op_of.len() as u32)
+            .filter(|&a| pres.row(a as usize).is_empty())
+            .collect();
         let actions = op_of.len();
         Some(Heuristic {
             kind,

@@ -25,7 +25,7 @@
 use crate::eval::set;
 use crate::ground::GroundTask;
 use crate::heuristic::BUILD_STOP_EVERY;
-use crate::relaxed::RelaxedAtoms;
+use crate::relaxed::{RelaxedActions, RelaxedAtoms};
 use crate::rows::Rows;
 
 const NONE: u32 = u32::MAX;
@@ -48,39 +48,6 @@ pub(crate) struct Landmarks {
     necessary_for: Vec<Vec<u32>>,
     /// Words of one accepted set.
     words: usize,
-}
-
-/// The relaxed actions: one per effect group that adds atoms, its required atoms being the
-/// action's and the group's, as (preconditions, adds) rows; `None` when `stop` said to stop.
-fn relaxed_actions(
-    task: &GroundTask,
-    relaxed: &RelaxedAtoms,
-    stop: &dyn Fn() -> bool,
-) -> Option<(Rows, Rows)> {
-    let (mut pres, mut adds) = (Rows::new(), Rows::new());
-    let (mut pre, mut add) = (Vec::new(), Vec::new());
-    for (o, op) in task.ops.iter().enumerate() {
-        if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
-            return None;
-        }
-        for e in &op.effects {
-            add.clear();
-            relaxed.added(&e.adds, &e.dels, &mut add);
-            if add.is_empty() {
-                continue;
-            }
-            pre.clear();
-            relaxed.required(&op.pre, &mut pre);
-            relaxed.required(&e.cond, &mut pre);
-            pre.sort_unstable();
-            pre.dedup();
-            add.sort_unstable();
-            add.dedup();
-            pres.push_row(&pre);
-            adds.push_row(&add);
-        }
-    }
-    Some((pres, adds))
 }
 
 /// `a ∪ b` of sorted sets, into `out`.
@@ -122,7 +89,7 @@ impl Landmarks {
     pub fn new_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Landmarks> {
         let relaxed = RelaxedAtoms::new_unless(task, stop)?;
         let n = relaxed.len();
-        let (pres, adds) = relaxed_actions(task, &relaxed, stop)?;
+        let RelaxedActions { pres, adds, .. } = relaxed.actions_unless(task, stop)?;
         let mut init_bits = vec![0u64; task.atoms.len().div_ceil(64).max(1)];
         for &a in &task.init {
             set(&mut init_bits, a, true);

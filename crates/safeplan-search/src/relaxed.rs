@@ -12,6 +12,7 @@
 use crate::eval::test;
 use crate::ground::{GroundTask, Pre};
 use crate::heuristic::BUILD_STOP_EVERY;
+use crate::rows::Rows;
 
 const NONE: u32 = u32::MAX;
 
@@ -99,6 +100,44 @@ impl RelaxedAtoms {
         }
     }
 
+    /// The relaxed actions of `task`: one per effect group that adds a relaxed atom, whose
+    /// preconditions (sorted, each once) are the action's required atoms and the group's
+    /// condition's, and whose adds are the group's. `None` when `stop` said to stop (asked
+    /// every [`BUILD_STOP_EVERY`] actions). h_max, h_FF and the landmarks read these.
+    pub fn actions_unless(
+        &self,
+        task: &GroundTask,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<RelaxedActions> {
+        let mut actions = RelaxedActions {
+            op_of: Vec::new(),
+            pres: Rows::new(),
+            adds: Rows::new(),
+        };
+        let (mut pre, mut add) = (Vec::new(), Vec::new());
+        for (o, op) in task.ops.iter().enumerate() {
+            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
+                return None;
+            }
+            for e in &op.effects {
+                add.clear();
+                self.added(&e.adds, &e.dels, &mut add);
+                if add.is_empty() {
+                    continue;
+                }
+                pre.clear();
+                self.required(&op.pre, &mut pre);
+                self.required(&e.cond, &mut pre);
+                pre.sort_unstable();
+                pre.dedup();
+                actions.op_of.push(o as u32);
+                actions.pres.push_row(&pre);
+                actions.adds.push_row(&add);
+            }
+        }
+        Some(actions)
+    }
+
     /// The relaxed goal atoms.
     pub fn goal(&self, task: &GroundTask) -> Vec<u32> {
         let mut g = Vec::new();
@@ -107,4 +146,14 @@ impl RelaxedAtoms {
         g.dedup();
         g
     }
+}
+
+/// The relaxed actions of a task ([`RelaxedAtoms::actions_unless`]), row by row.
+pub(crate) struct RelaxedActions {
+    /// Per relaxed action: its ground action.
+    pub op_of: Vec<u32>,
+    /// Per relaxed action: its preconditions, sorted.
+    pub pres: Rows,
+    /// Per relaxed action: the relaxed atoms it adds.
+    pub adds: Rows,
 }
