@@ -228,6 +228,11 @@ impl LmCut {
                     }
                 }
                 self.supporter[o] = by;
+                // The rescan is work too: the goal action, with thousands of preconditions,
+                // can be rescanned as often as it has them.
+                if pace.stop_after(self.pres.row(o).len(), stop) {
+                    return false;
+                }
                 if best < self.op_value[o] {
                     self.op_value[o] = best;
                     self.reach_adds(o);

@@ -263,6 +263,8 @@ const SHARDS: usize = 256;
 /// [`SHARDS`], so no insertion moves more than a small fraction of the states.
 struct Table {
     shards: Vec<HashTable<Entry>>,
+    /// The shards' capacities summed, kept as they grow (the memory limit asks every step).
+    capacity: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -275,6 +277,7 @@ impl Table {
     fn new() -> Table {
         Table {
             shards: (0..SHARDS).map(|_| HashTable::new()).collect(),
+            capacity: 0,
         }
     }
 
@@ -299,13 +302,16 @@ impl Table {
 
     fn insert(&mut self, hash: u64, id: u32) {
         let (shard, bits) = Table::split(hash);
-        self.shards[shard].insert_unique(Table::spread(bits), Entry { id, hash: bits }, |e| {
+        let table = &mut self.shards[shard];
+        let before = table.capacity();
+        table.insert_unique(Table::spread(bits), Entry { id, hash: bits }, |e| {
             Table::spread(e.hash)
         });
+        self.capacity = self.capacity + table.capacity() - before;
     }
 
     fn capacity(&self) -> usize {
-        self.shards.iter().map(HashTable::capacity).sum()
+        self.capacity
     }
 }
 
@@ -376,7 +382,13 @@ impl Drop for Space {
             std::mem::take(&mut self.parent),
             std::mem::take(&mut self.op),
             std::mem::take(&mut self.depth),
-            std::mem::replace(&mut self.table, Table { shards: Vec::new() }),
+            std::mem::replace(
+                &mut self.table,
+                Table {
+                    shards: Vec::new(),
+                    capacity: 0,
+                },
+            ),
         );
         free_later(parts, bytes);
     }
