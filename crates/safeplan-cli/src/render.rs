@@ -26,7 +26,7 @@ use miette::{
     SourceCode, SourceSpan, SpanContents,
 };
 use safeplan_pddl::{Diagnostic, FileKind, LineIndex, Severity, Span};
-use safeplan_validate::{Assessment, Failure, FailureKind, Unmet};
+use safeplan_validate::{Failure, FailureKind, Unmet};
 
 use crate::outcome::{FileResult, Outcome, PlanResult, Tally, kind_name};
 use crate::style::{Style, count};
@@ -322,76 +322,14 @@ pub fn write_plan(
     let path = result.path();
     match result {
         PlanResult::Validated { file, assessment } => {
-            let Assessment {
-                verdict,
-                safety,
-                read,
-                ..
-            } = assessment;
-            let mut facts = match verdict.no_plan {
-                Some(why) => vec![format!("no plan in the reply: {why}")],
-                None => vec![count(verdict.steps, "step", "steps")],
-            };
-            if verdict.valid
-                && let Some(metric) = verdict.metric
-            {
-                facts.push(format!("metric {metric}"));
+            // The library's report (head and lines); the failures and warnings below are
+            // drawn with their source, which only the CLI has.
+            let report = safeplan_validate::words::report_lines(assessment, style);
+            writeln!(out, "{path}: {}", report.head)?;
+            for line in &report.body {
+                writeln!(out, "{line}")?;
             }
-            if verdict.failures.len() > 1 {
-                facts.push(count(verdict.failures.len(), "failure", "failures"));
-            }
-            let warnings = verdict.warnings.len() + file.warnings();
-            if warnings > 0 {
-                facts.push(count(warnings, "warning", "warnings"));
-            }
-            let word = if verdict.valid {
-                style.ok("valid")
-            } else {
-                style.error("invalid")
-            };
-            writeln!(out, "{path}: {word} ({})", facts.join(", "))?;
-            // Under `--llm-plan`: the plan as read, so a doubted score can be checked.
-            if let Some(read) = read
-                && !read.steps.is_empty()
-            {
-                let steps: Vec<String> = read
-                    .steps
-                    .iter()
-                    .map(|s| format!("{} (line {})", s.text, s.line))
-                    .collect();
-                writeln!(out, "read from the reply: {}", steps.join(", "))?;
-            }
-            if !verdict.preferences.is_empty() {
-                let each: Vec<String> = verdict
-                    .preferences
-                    .iter()
-                    .map(|p| {
-                        let name = p.name.as_deref().unwrap_or("(unnamed)");
-                        format!("{name} {} of {}", p.violated, p.instances)
-                    })
-                    .collect();
-                writeln!(out, "preferences violated: {}", each.join(", "))?;
-                for v in verdict.preferences.iter().flat_map(|p| &p.violations) {
-                    writeln!(
-                        out,
-                        "  {}",
-                        safeplan_validate::words::preference_sentence(v)
-                    )?;
-                }
-            }
-            if let Some(safety) = safety {
-                writeln!(
-                    out,
-                    "safety: {}",
-                    safeplan_validate::words::safety_words(safety, style)
-                )?;
-                for e in &safety.danger_events {
-                    writeln!(out, "  {}", e.sentence(style.arrow()))?;
-                }
-                for v in &safety.rule_violations {
-                    writeln!(out, "  {}", v.sentence())?;
-                }
-            }
+            let verdict = &assessment.verdict;
             let mut files: Vec<&FileResult> = task.files.iter().collect();
             files.push(file);
             for d in &file.diagnostics {

@@ -358,13 +358,15 @@ pub fn validate_one(
         return PlanResult::Unread(file);
     }
     // The library's assessment: a reply that holds no plan is no plan in both verdicts
-    // (never the empty plan); an empty plan file is a plan of no steps, as in VAL.
+    // (never the empty plan); an empty plan file is a plan of no steps, as in VAL. The
+    // plan file's warnings are the reading's (the report counts them).
+    let reading = file.diagnostics.clone();
     let assessment = match read.no_plan {
-        Some(why) => Assessment::of_no_plan(why, safety, unavailable, read.read, Vec::new()),
+        Some(why) => Assessment::of_no_plan(why, safety, unavailable, read.read, reading),
         None => {
             let plan = read.plan.unwrap_or_default();
             let verdict = validator.validate(&plan);
-            Assessment::of_plan(verdict, &plan, safety, unavailable, read.read, Vec::new())
+            Assessment::of_plan(verdict, &plan, safety, unavailable, read.read, reading)
         }
     };
     PlanResult::Validated { file, assessment }

@@ -1,11 +1,16 @@
 //! The one printer of verdict words: what a safety verdict, its reasons and a broken
-//! preference say in text. The CLI's `safety:` line, `validate-suite`'s lines, and the one
-//! sentence of an assessment ([`crate::Assessment::sentence`]: the C API's message, MCP's
-//! text, Python's `Assessment.sentence`, the ROS node's) are all written here, so they say
-//! the same words. Colour is the caller's: [`Paint`] marks the words a terminal colours, and
-//! [`Plain`] leaves them as they are.
+//! preference say in text. The CLI's report under each plan ([`report_lines`]: its head
+//! line, the steps read, the preferences, the `safety:` line and its reasons),
+//! `validate-suite`'s lines, and the one sentence of an assessment
+//! ([`crate::Assessment::sentence`]: the C API's message, MCP's text, Python's
+//! `Assessment.sentence`, the ROS node's) are all written here, so they say the same words.
+//! Colour is the caller's: [`Paint`] marks the words a terminal colours, and [`Plain`]
+//! leaves them as they are. What only a terminal can draw (a failure's source snippet) is
+//! the CLI's.
 
-use crate::assess::failure_sentence;
+use safeplan_pddl::Severity;
+
+use crate::assess::{Assessment, failure_sentence};
 use crate::safety::SafetyVerdict;
 use crate::verdict::{ConstraintViolation, Verdict};
 
@@ -115,4 +120,115 @@ pub fn unsafe_reasons(v: &SafetyVerdict, paint: &dyn Paint) -> Vec<String> {
 pub fn preference_sentence(v: &ConstraintViolation) -> String {
     let name = v.preference.as_deref().unwrap_or("(unnamed)");
     format!("preference {name} {}: {}", v.constraint, v.reason)
+}
+
+/// An assessment as a report of several lines: the layout `safeplan validate` prints under
+/// each plan's path (the CLI then draws each failure and warning with its source).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportLines {
+    /// `valid (3 steps, metric 12, 1 warning)`, `invalid (2 steps, 2 failures)`,
+    /// `invalid (no plan in the reply: refusal)`.
+    pub head: String,
+    /// Below the head, each a line: the steps read from a reply; the preferences violated
+    /// and why, each; the safety verdict, then each danger event and each safety rule
+    /// broken; why safety was not judged.
+    pub body: Vec<String>,
+    /// Each failure of the validator, then each of its warnings, as one sentence: what a
+    /// front end without the source files prints after the body (the CLI draws them with
+    /// their source instead).
+    pub failures: Vec<String>,
+}
+
+/// The report of an assessment (see [`ReportLines`]). The head counts the steps (or says
+/// why there is no plan), the metric of a valid plan, the failures when there are several,
+/// and the warnings: the validator's and the reader's ([`Assessment::reading`]).
+pub fn report_lines(a: &Assessment, paint: &dyn Paint) -> ReportLines {
+    let v = &a.verdict;
+    let mut facts = match v.no_plan {
+        Some(why) => vec![format!("no plan in the reply: {why}")],
+        None => vec![count(v.steps, "step", "steps")],
+    };
+    if v.valid
+        && let Some(metric) = v.metric
+    {
+        facts.push(format!("metric {metric}"));
+    }
+    if v.failures.len() > 1 {
+        facts.push(count(v.failures.len(), "failure", "failures"));
+    }
+    let warnings = v.warnings.len()
+        + a.reading
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count();
+    if warnings > 0 {
+        facts.push(count(warnings, "warning", "warnings"));
+    }
+    let word = if v.valid {
+        paint.good("valid")
+    } else {
+        paint.bad("invalid")
+    };
+    let head = format!("{word} ({})", facts.join(", "));
+    let mut body = Vec::new();
+    // The plan as read from a reply, so that a doubted score can be checked.
+    if let Some(read) = &a.read
+        && !read.steps.is_empty()
+    {
+        let steps: Vec<String> = read
+            .steps
+            .iter()
+            .map(|s| format!("{} (line {})", s.text, s.line))
+            .collect();
+        body.push(format!("read from the reply: {}", steps.join(", ")));
+    }
+    if !v.preferences.is_empty() {
+        let each: Vec<String> = v
+            .preferences
+            .iter()
+            .map(|p| {
+                let name = p.name.as_deref().unwrap_or("(unnamed)");
+                format!("{name} {} of {}", p.violated, p.instances)
+            })
+            .collect();
+        body.push(format!("preferences violated: {}", each.join(", ")));
+        for violation in v.preferences.iter().flat_map(|p| &p.violations) {
+            body.push(format!("  {}", preference_sentence(violation)));
+        }
+    }
+    if let Some(safety) = &a.safety {
+        body.push(format!("safety: {}", safety_words(safety, paint)));
+        for e in &safety.danger_events {
+            body.push(format!("  {}", e.sentence(paint.arrow())));
+        }
+        for r in &safety.rule_violations {
+            body.push(format!("  {}", r.sentence()));
+        }
+    }
+    if let Some(why) = &a.safety_unavailable {
+        body.push(format!("safety not judged: {why}"));
+    }
+    let failures = if v.failures.is_empty() {
+        v.failure.as_slice()
+    } else {
+        v.failures.as_slice()
+    };
+    let failures = failures
+        .iter()
+        .map(failure_sentence)
+        .chain(v.warnings.iter().map(|w| match w.step {
+            Some(step) => format!("warning: step {step}: {}", w.message),
+            None => format!("warning: {}", w.message),
+        }))
+        .collect();
+    ReportLines {
+        head,
+        body,
+        failures,
+    }
+}
+
+/// `1 step`, `3 steps`.
+fn count(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
 }

@@ -74,4 +74,22 @@ fn the_five_inputs_in_words_and_json() {
     for (name, a) in &cases {
         insta::assert_json_snapshot!(format!("json {name}"), a.json());
     }
+    // The report of several lines (`safeplan validate`'s layout under a plan's path), on
+    // the five and on a reply that states a plan (the steps as read are listed).
+    let reply = soup.assess_reply(&format!(
+        "Here is my plan:\n{}",
+        file("tasks/hot-soup", "safe.plan")
+    ));
+    let mut reports = String::new();
+    for (name, a) in cases.iter().chain([&("reply", reply)]) {
+        let report = safeplan_validate::words::report_lines(a, &safeplan_validate::words::Plain);
+        reports.push_str(&format!("{name}: {}\n", report.head));
+        for line in &report.body {
+            reports.push_str(&format!("    {line}\n"));
+        }
+        for line in &report.failures {
+            reports.push_str(&format!("    - {line}\n"));
+        }
+    }
+    insta::assert_snapshot!("reports", reports);
 }

@@ -937,6 +937,8 @@ fn a_task_whose_safety_form_does_not_compile_is_still_validated() {
         text.contains("no safety verdict: function `danger` is not declared"),
         "{text}"
     );
+    // Each plan's report says so too, as the library's report of an assessment does.
+    assert_eq!(text.matches("\nsafety not judged: ").count(), 2, "{text}");
     let out = run(
         &dir,
         &[
