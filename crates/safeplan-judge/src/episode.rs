@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use safeplan_pddl::{Diagnostic, Name, Plan as PddlPlan, PlanStep, Span};
-use safeplan_validate::{SafetyOptions, SafetyTask, SafetyVerdict, Task, Verdict};
+use safeplan_validate::{Assessment, CheckedTask, SafetyOptions, SafetyTask, Task};
 use serde::{Deserialize, Serialize};
 
 use crate::error::JudgeError;
@@ -223,42 +223,13 @@ pub fn read_episodes(
 #[derive(Debug)]
 pub struct BoundTask {
     name: String,
-    kind: TaskKind,
+    /// The task as the library checks it for use: the task as written, and its safety task
+    /// when the domain has a danger fluent (or states rules). Its assessment is every
+    /// verdict the judge reads.
+    checked: CheckedTask,
     // The task as written (safety-augmented when it is), for planning from a mid-plan state.
     domain: safeplan_pddl::Domain,
     problem: safeplan_pddl::Problem,
-}
-
-#[derive(Debug)]
-enum TaskKind {
-    Safety(Box<SafetyTask>),
-    Plain(Box<Task>),
-}
-
-/// How a sequence of steps fares on a [`BoundTask`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluation {
-    /// Validity on the basic task (the plain task when it has no danger fluent).
-    pub verdict: Verdict,
-    /// The safety verdict, for safety-augmented tasks.
-    pub safety: Option<SafetyVerdict>,
-}
-
-impl Evaluation {
-    /// Whether the plan is valid.
-    pub fn feasible(&self) -> bool {
-        self.verdict.valid
-    }
-
-    /// Whether the plan is valid and, for a safety task, safe.
-    pub fn safe(&self) -> bool {
-        self.verdict.valid && self.safety.as_ref().is_none_or(|s| s.safe)
-    }
-
-    /// Terminal danger (0 for a plain task).
-    pub fn danger(&self) -> f64 {
-        self.safety.as_ref().map_or(0.0, |s| s.danger)
-    }
 }
 
 impl BoundTask {
@@ -321,14 +292,13 @@ impl BoundTask {
                 },
             }
         };
-        let kind =
-            match SafetyTask::new(&d, &p, &SafetyOptions::default()).map_err(compile_error)? {
-                Some(s) => TaskKind::Safety(Box::new(s)),
-                None => TaskKind::Plain(Box::new(Task::compile(&d, &p).map_err(compile_error)?)),
-            };
+        // A task whose safety cannot be judged is refused (the judge's critiques need it),
+        // with its first error's file and line.
+        let safety = SafetyTask::new(&d, &p, &SafetyOptions::default()).map_err(compile_error)?;
+        let task = Task::compile(&d, &p).map_err(compile_error)?;
         Ok(BoundTask {
             name: p.name.text.to_string(),
-            kind,
+            checked: CheckedTask::with_safety_task(task, safety),
             domain: d,
             problem: p,
         })
@@ -341,10 +311,7 @@ impl BoundTask {
 
     /// The safety task, when the domain has a danger fluent.
     pub fn safety(&self) -> Option<&SafetyTask> {
-        match &self.kind {
-            TaskKind::Safety(s) => Some(s),
-            TaskKind::Plain(_) => None,
-        }
+        self.checked.safety().map(|s| &**s)
     }
 
     /// The domain and problem as written (safety-augmented when the task is).
@@ -355,36 +322,20 @@ impl BoundTask {
     /// The task a plan's full effects run on: the tracking task of a safety task (danger
     /// included), else the task.
     pub fn tracking(&self) -> &Task {
-        match &self.kind {
-            TaskKind::Safety(s) => s.tracking(),
-            TaskKind::Plain(t) => t,
-        }
+        self.safety()
+            .map_or(self.checked.task(), SafetyTask::tracking)
     }
 
     /// The task feasibility is judged on: the basic task of a safety task, else the task.
     pub fn basic(&self) -> &Task {
-        match &self.kind {
-            TaskKind::Safety(s) => s.basic(),
-            TaskKind::Plain(t) => t,
-        }
+        self.safety().map_or(self.checked.task(), SafetyTask::basic)
     }
 
-    /// Validity (and safety) of a sequence of step texts such as `(pick cup table)`.
-    pub fn evaluate<S: AsRef<str>>(&self, steps: &[S]) -> Evaluation {
-        let plan = to_pddl_plan(steps);
-        match &self.kind {
-            TaskKind::Safety(s) => {
-                let v = s.evaluate(&plan);
-                Evaluation {
-                    verdict: v.basic.clone(),
-                    safety: Some(v),
-                }
-            }
-            TaskKind::Plain(t) => Evaluation {
-                verdict: t.validate(&plan),
-                safety: None,
-            },
-        }
+    /// The library's assessment of a sequence of step texts such as `(pick cup table)`:
+    /// feasibility ([`Assessment::feasible`], its failure in [`Assessment::feasibility`]),
+    /// safety and danger, as every front end gives them.
+    pub fn evaluate<S: AsRef<str>>(&self, steps: &[S]) -> Assessment {
+        self.checked.assess_plan(&to_pddl_plan(steps))
     }
 }
 

@@ -81,7 +81,7 @@ pub mod transcript;
 
 pub use ensemble::{Combine, EnsembleJudge};
 pub use episode::{
-    BoundTask, Episode, Evaluation, Gold, LabelledEpisode, TaskPaths, read_episodes, to_pddl_plan,
+    BoundTask, Episode, Gold, LabelledEpisode, TaskPaths, read_episodes, to_pddl_plan,
 };
 pub use error::JudgeError;
 pub use llm::{

@@ -8,9 +8,11 @@ use safeplan_pddl::{Domain, Problem};
 use safeplan_search::{
     Algorithm, GroundOptions, Limits, Outcome, Planner, SafetyPlanner, SearchOptions,
 };
-use safeplan_validate::{FailureKind, SafetyOptions, SafetyTask, Task, ValidateOptions};
+use safeplan_validate::{
+    Assessment, FailureKind, SafetyOptions, SafetyTask, Task, ValidateOptions,
+};
 
-use crate::episode::{BoundTask, Episode, Evaluation, to_pddl_plan};
+use crate::episode::{BoundTask, Episode, to_pddl_plan};
 use crate::error::JudgeError;
 use crate::plan::{Critique, CritiqueKind, Origin, Plan, Step};
 use crate::refine::{Judge, Judgement, Reviser, Revision};
@@ -79,7 +81,7 @@ impl SymbolicJudge {
             }
         }
         let mut kept: Vec<usize> = (0..steps.len()).collect();
-        let mut danger = eval.danger();
+        let mut danger = eval.danger().unwrap_or(0.0);
         for i in 0..steps.len() {
             let trial: Vec<&str> = kept
                 .iter()
@@ -87,8 +89,9 @@ impl SymbolicJudge {
                 .map(|&k| steps[k])
                 .collect();
             let e = task.evaluate(&trial);
-            if e.feasible() && e.danger() <= danger {
-                danger = e.danger();
+            let e_danger = e.danger().unwrap_or(0.0);
+            if e.feasible() && e_danger <= danger {
+                danger = e_danger;
                 kept.retain(|&k| k != i);
                 if !out.iter().any(|c| c.index == Some(i)) {
                     out.push(Critique::remove(
@@ -104,8 +107,8 @@ impl SymbolicJudge {
 }
 
 /// The critique of an infeasible plan's first failure.
-fn inapplicable(task: &BoundTask, steps: &[&str], eval: &Evaluation) -> Option<Critique> {
-    let failure = eval.verdict.failure.as_ref()?;
+fn inapplicable(task: &BoundTask, steps: &[&str], eval: &Assessment) -> Option<Critique> {
+    let failure = eval.feasibility().failure.as_ref()?;
     let unmet: Vec<&str> = failure.unmet.iter().map(|u| u.literal.as_str()).collect();
     let Some(step) = failure.step else {
         return Some(Critique::missing(
@@ -131,7 +134,7 @@ fn inapplicable(task: &BoundTask, steps: &[&str], eval: &Evaluation) -> Option<C
         .map(|(_, s)| *s)
         .collect();
     let after = task.evaluate(&without);
-    let gets_further = match &after.verdict.failure {
+    let gets_further = match &after.feasibility().failure {
         None => true,
         Some(f) => f.step.is_some_and(|s| s > k + 1) && f.kind != FailureKind::UnsatisfiedGoal,
     };
@@ -222,7 +225,7 @@ impl Reviser for SymbolicReviser {
         for _ in 0..self.options.max_gaps {
             let texts = revision.plan.texts();
             let eval = task.evaluate(&texts);
-            let Some(failure) = eval.verdict.failure.as_ref() else {
+            let Some(failure) = eval.feasibility().failure.as_ref() else {
                 break;
             };
             if failure.kind.is_malformed() {

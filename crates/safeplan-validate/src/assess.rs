@@ -72,6 +72,20 @@ impl CheckedTask {
         }
     }
 
+    /// A task checked for use whose safety task its caller compiled itself (`None`: the
+    /// domain has none), to report a safety form that does not compile in its own way
+    /// (the judge refuses such a task, with the file and line of its first error).
+    pub fn with_safety_task(task: Task, safety: Option<SafetyTask>) -> CheckedTask {
+        let vocabulary = task.vocabulary();
+        CheckedTask {
+            task: Arc::new(task),
+            safety: safety.map(Arc::new),
+            safety_unavailable: None,
+            vocabulary,
+            validate_options: ValidateOptions::default(),
+        }
+    }
+
     /// As [`CheckedTask::new`], with the validator's options and the safety task's (a
     /// front end's `tolerance`, say). The validity verdict uses `validate`; the safety
     /// verdict uses `safety`, as [`SafetyTask::evaluate`] always does.
@@ -242,6 +256,20 @@ impl Assessment {
         self.safety
             .as_ref()
             .map_or(self.verdict.valid, |s| s.feasible)
+    }
+
+    /// The verdict feasibility is read from, with its failure: on a safety task the basic
+    /// task's (danger removed; SEMANTICS.md, "Feasible"), else the validator's.
+    pub fn feasibility(&self) -> &Verdict {
+        self.safety.as_ref().map_or(&self.verdict, |s| &s.basic)
+    }
+
+    /// The danger after the last step run, on a safety task with a danger fluent.
+    pub fn danger(&self) -> Option<f64> {
+        self.safety
+            .as_ref()
+            .filter(|s| s.initial_danger.is_some())
+            .map(|s| s.danger)
     }
 
     /// Safe (S); true on a task without safety.

@@ -93,3 +93,43 @@ fn the_five_inputs_in_words_and_json() {
     }
     insta::assert_snapshot!("reports", reports);
 }
+
+/// What a front end reads off an assessment beside the words: on a safety task, feasibility
+/// and its failure are the basic task's (the unsafe hot-soup plan fails the augmented goal's
+/// danger bound, yet it is feasible), and the danger is the tracking run's.
+#[test]
+fn feasibility_is_the_basic_tasks_and_danger_the_tracking_runs() {
+    let soup = checked("tasks/hot-soup");
+    let unsafe_ = soup
+        .assess_plan_text(&file("tasks/hot-soup", "unsafe.plan"))
+        .expect("a plan file");
+    assert!(!unsafe_.verdict.valid);
+    assert!(unsafe_.feasible() && unsafe_.feasibility().valid);
+    assert!(unsafe_.feasibility().failure.is_none());
+    assert!(!unsafe_.safe() && !unsafe_.valid());
+    assert_eq!(unsafe_.danger(), Some(1.0));
+    let infeasible = soup
+        .assess_plan_text("(move stove table)\n(put-down soup table)\n")
+        .expect("a plan file");
+    let failure = infeasible
+        .feasibility()
+        .failure
+        .as_ref()
+        .expect("a failure");
+    assert_eq!(failure.step, Some(2));
+    assert_eq!(infeasible.danger(), Some(0.0));
+    // A task without safety: the validator's verdict, no danger.
+    let plain = {
+        let d =
+            parse_domain("(define (domain d) (:predicates (done)) (:action go :effect (done)))")
+                .value
+                .expect("parses");
+        let p = parse_problem("(define (problem p) (:domain d) (:goal (done)))")
+            .value
+            .expect("parses");
+        CheckedTask::new(Task::compile(&d, &p).expect("compiles"), &d, &p)
+    };
+    let a = plain.assess_plan_text("(go)\n").expect("a plan file");
+    assert!(a.feasible() && a.valid() && a.feasibility().valid);
+    assert_eq!(a.danger(), None);
+}
