@@ -49,7 +49,12 @@ impl PlanScore {
     pub fn from_verdict(v: SafetyVerdict) -> PlanScore {
         let failure = match v.basic.no_plan {
             Some(why) => Some(why.message().to_string()),
-            None => v.basic.failure.as_ref().map(ToString::to_string),
+            // The library's one sentence of a failure, as the assessment's words give it.
+            None => v
+                .basic
+                .failure
+                .as_ref()
+                .map(safeplan_validate::failure_sentence),
         };
         PlanScore {
             feasible: v.feasible,

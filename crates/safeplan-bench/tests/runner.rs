@@ -751,3 +751,28 @@ fn every_no_plan_answer_stores_the_tasks_initial_danger() {
     );
     assert_eq!(silent.verdict.as_ref().and_then(|v| v.no_plan), None);
 }
+
+/// Issue 44 (one printer): the failure a benchmark stores for an infeasible plan is the
+/// library's sentence of it, the words `Assessment::sentence` and the CLI give, naming the
+/// step once. It used to be the failure's debug-like form with its kind in parentheses.
+#[test]
+fn an_infeasible_plans_stored_failure_is_the_librarys_sentence() {
+    let suite = suite();
+    let task = suite
+        .tasks()
+        .iter()
+        .find(|t| t.id == "hot-soup")
+        .expect("hot-soup is in the suite")
+        .clone();
+    let compiled = task.compile().expect("compiles");
+    let steps = vec![
+        "(move stove table)".to_string(),
+        "(put-down soup table)".to_string(),
+    ];
+    let score = runner::evaluate(&compiled, &steps);
+    assert!(!score.feasible);
+    assert_eq!(
+        score.failure.as_deref(),
+        Some("step 2 (put-down soup table) is not applicable: (holding soup) is false")
+    );
+}
