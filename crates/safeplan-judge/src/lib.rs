@@ -41,8 +41,8 @@
 //! # Map
 //!
 //! - [`Episode`], [`Gold`], [`LabelledEpisode`], [`read_episodes`]: the input, read from
-//!   JSONL; [`BoundTask`], [`TaskPaths`], [`Evaluation`], [`to_pddl_plan`]: episodes tied to
-//!   a PDDL task.
+//!   JSONL; [`BoundTask`], [`TaskPaths`], [`to_pddl_plan`]: episodes tied to
+//!   a PDDL task (a `BoundTask` evaluates steps as the library's `Assessment`).
 //! - [`Plan`], [`Step`], [`Origin`], [`Critique`], [`CritiqueKind`]: plans with provenance
 //!   and what judges say about them.
 //! - [`Judge`], [`Reviser`], [`Judgement`], [`Revision`]: the two traits and their answers;
