@@ -336,12 +336,7 @@ pub fn write_plan(
                 let text = renderer.draw(Some(file), &files, &Report::from_diagnostic(d));
                 writeln!(out, "{text}")?;
             }
-            let failures = if verdict.failures.is_empty() {
-                verdict.failure.as_slice()
-            } else {
-                verdict.failures.as_slice()
-            };
-            for f in failures {
+            for f in verdict.reported_failures() {
                 writeln!(out, "{}", renderer.draw(None, &files, &failure_report(f)))?;
             }
             for w in &verdict.warnings {

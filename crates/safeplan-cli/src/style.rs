@@ -61,10 +61,8 @@ impl Style {
     }
 }
 
-/// `n thing` or `n things`.
-pub fn count(n: usize, singular: &str, plural: &str) -> String {
-    format!("{n} {}", if n == 1 { singular } else { plural })
-}
+/// `n thing` or `n things`: the library's counting, as its report words it.
+pub use safeplan_validate::words::count;
 
 /// The library's verdict words ([`safeplan_validate::words`]) in this style's colours.
 impl safeplan_validate::words::Paint for Style {

@@ -44,6 +44,16 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// Every failure to report: all of them under `keep_going`, else the first (none for
+    /// a valid plan).
+    pub fn reported_failures(&self) -> &[Failure] {
+        if self.failures.is_empty() {
+            self.failure.as_slice()
+        } else {
+            &self.failures
+        }
+    }
+
     /// The verdict on a reply that holds no plan: invalid, no step, a [`FailureKind::NoPlan`]
     /// failure saying why. Not the verdict on the empty plan, which can be valid.
     pub fn no_plan(why: NoPlan) -> Verdict {

@@ -208,12 +208,8 @@ pub fn report_lines(a: &Assessment, paint: &dyn Paint) -> ReportLines {
     if let Some(why) = &a.safety_unavailable {
         body.push(format!("safety not judged: {why}"));
     }
-    let failures = if v.failures.is_empty() {
-        v.failure.as_slice()
-    } else {
-        v.failures.as_slice()
-    };
-    let failures = failures
+    let failures = v
+        .reported_failures()
         .iter()
         .map(failure_sentence)
         .chain(v.warnings.iter().map(|w| match w.step {
@@ -228,7 +224,7 @@ pub fn report_lines(a: &Assessment, paint: &dyn Paint) -> ReportLines {
     }
 }
 
-/// `1 step`, `3 steps`.
-fn count(n: usize, singular: &str, plural: &str) -> String {
+/// `1 step`, `3 steps`: how every printer counts.
+pub fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
