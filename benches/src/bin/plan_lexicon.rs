@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! cargo run --release -p safeplan-benches --bin plan_lexicon -- [--search astar|lmcut|lama|gbfs|bfs] \
-//!     [--timeout SECONDS] [--out DIR] [--val /path/to/Validate]
+//!     [--timeout SECONDS] [--only TEXT] [--out DIR] [--val /path/to/Validate]
 //! ```
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -23,10 +23,11 @@ use safeplan_search::{Algorithm, GroundOptions, Limits, Outcome, Planner, Search
 use safeplan_validate::Task;
 
 const USAGE: &str = "\
-usage: plan_lexicon [--search astar|lmcut|lama|gbfs|bfs] [--timeout SECONDS] [--out DIR] [--val VALIDATE]
+usage: plan_lexicon [--search astar|lmcut|lama|gbfs|bfs] [--timeout SECONDS] [--only TEXT] [--out DIR] [--val VALIDATE]
 
 Plans for every LEXICON problem of ../shared/data/pddl3 with and without its constraints,
-checks each plan with the validator (and VAL when --val is given), prints a Markdown table.";
+checks each plan with the validator (and VAL when --val is given), prints a Markdown table.
+--only keeps the problems whose path contains TEXT (e.g. logistics/data_10/).";
 
 #[derive(Default)]
 struct Row {
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
     let mut timeout = 10.0f64;
     let mut out: Option<PathBuf> = None;
     let mut val: Option<PathBuf> = None;
+    let mut only = String::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
             },
             "--out" => out = args.next().map(PathBuf::from),
             "--val" => val = args.next().map(PathBuf::from),
+            "--only" => only = args.next().unwrap_or_default(),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -86,7 +89,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    match run(algorithm, timeout, out.as_deref(), val.as_deref()) {
+    match run(algorithm, timeout, &only, out.as_deref(), val.as_deref()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -103,6 +106,7 @@ fn read(p: &Path) -> Result<String, String> {
 fn run(
     algorithm: Algorithm,
     timeout: f64,
+    only: &str,
     out: Option<&Path>,
     val: Option<&Path>,
 ) -> Result<bool, String> {
@@ -114,7 +118,7 @@ fn run(
     for line in manifest.lines() {
         let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
         let problem = v["problem"].as_str().unwrap_or_default().to_string();
-        if !problem.starts_with("lexicon/") {
+        if !problem.starts_with("lexicon/") || !problem.contains(only) {
             continue;
         }
         let domain = v["domain"].as_str().unwrap_or_default().to_string();
@@ -167,7 +171,16 @@ fn run(
                     }
                 }
                 Outcome::Unsolvable => row.unsolvable[k] += 1,
-                Outcome::LimitReached { .. } => row.limit[k] += 1,
+                Outcome::LimitReached { .. } => {
+                    row.limit[k] += 1;
+                    // Named, so that the problems left can be looked at.
+                    let form = if k == 0 {
+                        "constrained"
+                    } else {
+                        "unconstrained"
+                    };
+                    eprintln!("limit ({form}): {problem}");
+                }
                 Outcome::Rejected { plan, reason } => {
                     return Err(format!(
                         "{problem}: the planner's plan does not pass the validator ({reason}): {}",

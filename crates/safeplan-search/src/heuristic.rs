@@ -12,6 +12,7 @@
 //! precondition counters, as in Fast Downward.
 
 use crate::ground::GroundTask;
+use crate::obligations::Obligations;
 use crate::relaxed::{RelaxedActions, RelaxedAtoms};
 use crate::rows::Rows;
 
@@ -51,6 +52,12 @@ pub(crate) struct Heuristic {
     seen_atom: Vec<u32>,
     /// Collect preferred operators (helpful actions) while reading the relaxed plan.
     want_preferred: bool,
+    /// What the rules owe, as relaxed goals beside the task's, when the search keeps them
+    /// ([`Heuristic::keep_rules`]); the items owed in the state being evaluated.
+    obligations: Option<Obligations>,
+    owed: Vec<u32>,
+    /// The atoms an exploration reads at the end (sorted): the goal's and those owed.
+    targets: Vec<u32>,
     /// The last h_FF evaluation's preferred operators: ground actions of the relaxed plan
     /// whose relaxed preconditions all hold in the state (Hoffmann and Nebel's helpful
     /// actions, as Fast Downward's h_FF reports them). Some may still be inapplicable (a
@@ -137,8 +144,18 @@ impl Heuristic {
             stack: Vec::new(),
             seen_atom: vec![0; n],
             want_preferred: false,
+            obligations: None,
+            owed: Vec::new(),
+            targets: Vec::new(),
             preferred: Vec::new(),
         })
+    }
+
+    /// Count what `task`'s hard constraints still owe in a state as goals too
+    /// (`crate::obligations`): for a search that keeps them. States are then passed whole,
+    /// automata words included.
+    pub fn keep_rules(&mut self, task: &GroundTask) {
+        self.obligations = Obligations::new(task, &self.relaxed);
     }
 
     /// The relaxation of `task`, built to the end.
@@ -202,11 +219,26 @@ impl Heuristic {
             self.push(atom, 0, u32::MAX);
         }
         self.true_now = true_now;
+        if let Some(ob) = &self.obligations {
+            ob.owed(s, &self.goal, &self.relaxed, &mut self.owed);
+        }
         for i in 0..self.no_pre.len() {
             let a = self.no_pre[i];
             self.fire(a, 0);
         }
-        let mut goals_left = self.goal.len();
+        // h_max stops once every atom it reads is final: the goal's, and with items owed
+        // every atom of every disjunct owed too.
+        let mut targets = std::mem::take(&mut self.targets);
+        targets.clear();
+        targets.extend_from_slice(&self.goal);
+        if let Some(ob) = &self.obligations {
+            for &k in &self.owed {
+                ob.form(k).disjuncts.iter().for_each(|c| targets.extend(c));
+            }
+            targets.sort_unstable();
+            targets.dedup();
+        }
+        let mut goals_left = targets.len();
         let mut c = 0;
         let mut pace = Pace::default();
         while c < self.buckets.len() {
@@ -217,7 +249,7 @@ impl Heuristic {
                 if pace.stop_after(1 + pre_of.row(atom as usize).len(), stop) {
                     return None;
                 }
-                if goals_left > 0 && self.goal.binary_search(&atom).is_ok() {
+                if goals_left > 0 && targets.binary_search(&atom).is_ok() {
                     goals_left -= 1;
                 }
                 if goals_left == 0 && self.kind == Relaxation::Max {
@@ -242,6 +274,7 @@ impl Heuristic {
             }
             c += 1;
         }
+        self.targets = targets;
         let mut h = 0u32;
         for &g in &self.goal {
             let cg = self.cost[g as usize];
@@ -253,10 +286,48 @@ impl Heuristic {
                 Relaxation::Ff => 0,
             };
         }
-        if self.kind == Relaxation::Ff {
-            return Some(self.relaxed_plan_length());
+        // Each item owed: its cheapest disjunct (h_add's sum for h_FF, whose relaxed plan
+        // then reaches it too; h_max's max). None reachable: a dead end.
+        self.stack.clear();
+        let Some(ob) = &self.obligations else {
+            return Some(self.finish(h));
+        };
+        for &k in &self.owed {
+            let cheapest = ob
+                .form(k)
+                .disjuncts
+                .iter()
+                .map(|c| {
+                    let costs = c.iter().map(|&a| self.cost[a as usize]);
+                    let cost = if costs.clone().any(|x| x == INFINITE) {
+                        INFINITE
+                    } else {
+                        match self.kind {
+                            Relaxation::Max => costs.max().unwrap_or(0),
+                            Relaxation::Ff => costs.fold(0u32, u32::saturating_add),
+                        }
+                    };
+                    (cost, c)
+                })
+                .min_by_key(|&(cost, _)| cost);
+            match cheapest {
+                Some((cost, c)) if cost != INFINITE => {
+                    h = h.max(cost);
+                    self.stack.extend_from_slice(c);
+                }
+                _ => return Some(INFINITE),
+            }
         }
-        Some(h)
+        Some(self.finish(h))
+    }
+
+    /// The estimate once the goal and the items owed are reached: `h` (h_max), or the
+    /// relaxed plan's length (h_FF), read from the goal and the atoms already on the stack.
+    fn finish(&mut self, h: u32) -> u32 {
+        match self.kind {
+            Relaxation::Max => h,
+            Relaxation::Ff => self.relaxed_plan_length(),
+        }
     }
 
     fn fire(&mut self, a: u32, base: u32) {
@@ -279,7 +350,6 @@ impl Heuristic {
         let stamp = self.stamp;
         let mut count = 0;
         self.preferred.clear();
-        self.stack.clear();
         self.stack.extend_from_slice(&self.goal);
         while let Some(atom) = self.stack.pop() {
             if self.seen_atom[atom as usize] == stamp {

@@ -45,7 +45,6 @@ const ROOT: u32 = u32::MAX;
 /// Search from `root` (already stored, not a goal) with LAMA's first iteration.
 pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
     const ALGORITHM: Algorithm = Algorithm::Lama;
-    let layout = run.space.layout;
     // The heuristics are built once per search; on a large task that takes a few hundred
     // milliseconds, which a cancellation must not wait for.
     let built = {
@@ -58,10 +57,14 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
             Some((ff, landmarks, adds))
         })
     };
-    let Some((mut ff, landmarks, adds)) = built else {
+    let Some((mut ff, mut landmarks, adds)) = built else {
         let limit = crate::search::LimitKind::Cancelled;
         return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
     };
+    if run.keeps_rules() {
+        ff.keep_rules(run.task);
+        landmarks.keep_rules(run.task);
+    }
     let lw = landmarks.words();
     // The accepted landmarks of each stored state, `lw` words per state, by state id
     // (states are stored in the order they are taken, so ids follow this vector).
@@ -114,9 +117,8 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
         };
         run.stats.evaluated += 1;
         let run_ref: &Run<'_> = &run;
-        let Some(h_ff) = ff.evaluate_unless(&run_ref.space.state(id)[..layout.bits], &|| {
-            run_ref.interrupted()
-        }) else {
+        let Some(h_ff) = ff.evaluate_unless(run_ref.space.state(id), &|| run_ref.interrupted())
+        else {
             let limit = crate::search::LimitKind::Cancelled;
             return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
         };

@@ -25,6 +25,7 @@
 use crate::eval::set;
 use crate::ground::GroundTask;
 use crate::heuristic::BUILD_STOP_EVERY;
+use crate::obligations::Obligations;
 use crate::relaxed::{RelaxedActions, RelaxedAtoms};
 use crate::rows::Rows;
 
@@ -48,6 +49,10 @@ pub(crate) struct Landmarks {
     necessary_for: Vec<Vec<u32>>,
     /// Words of one accepted set.
     words: usize,
+    /// What the rules owe, when the search keeps them ([`Landmarks::keep_rules`]), with the
+    /// relaxed goal it is derived from: each item owed and unmet counts as a landmark not
+    /// yet reached (a disjunctive one, as LAMA's are).
+    obligations: Option<(Obligations, Vec<u32>)>,
 }
 
 /// `a ∪ b` of sorted sets, into `out`.
@@ -202,7 +207,15 @@ impl Landmarks {
             goal,
             necessary_for,
             words,
+            obligations: None,
         })
+    }
+
+    /// Count what `task`'s hard constraints still owe in a state (`crate::obligations`), for
+    /// a search that keeps them.
+    pub fn keep_rules(&mut self, task: &GroundTask) {
+        self.obligations =
+            Obligations::new(task, &self.relaxed).map(|ob| (ob, self.relaxed.goal(task)));
     }
 
     /// The landmarks of `task`'s goal, found to the end.
@@ -250,6 +263,11 @@ impl Landmarks {
             if !Landmarks::accepted(accepted, i) || self.required_again(accepted, s, i) {
                 h += 1;
             }
+        }
+        if let Some((ob, goal)) = &self.obligations {
+            let mut owed = Vec::new();
+            ob.owed(s, goal, &self.relaxed, &mut owed);
+            h += ob.unmet(s, &owed, &self.relaxed);
         }
         h
     }

@@ -78,6 +78,7 @@ mod heuristic;
 mod lama;
 mod landmarks;
 mod lmcut;
+mod obligations;
 mod planner;
 mod relaxed;
 mod release;

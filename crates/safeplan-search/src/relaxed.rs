@@ -10,7 +10,7 @@
 //! LM-cut stay admissible and landmarks stay landmarks.
 
 use crate::eval::test;
-use crate::ground::{GroundTask, Pre};
+use crate::ground::{GCond, GroundTask, Pre};
 use crate::heuristic::BUILD_STOP_EVERY;
 use crate::rows::Rows;
 
@@ -43,6 +43,13 @@ impl RelaxedAtoms {
             }
         };
         task.goal.neg.iter().for_each(|&a| note(a));
+        // What the rules owe is a relaxed goal too (`crate::obligations`).
+        for r in &task.rules.rules {
+            negative_atoms(&r.phi, &mut note);
+            if let Some(psi) = &r.psi {
+                negative_atoms(psi, &mut note);
+            }
+        }
         for (o, op) in task.ops.iter().enumerate() {
             if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
                 return None;
@@ -53,6 +60,11 @@ impl RelaxedAtoms {
             }
         }
         Some(RelaxedAtoms { real, negated, of })
+    }
+
+    /// The negated atom of task atom `a`, if it has one.
+    pub fn negated(&self, a: u32) -> Option<u32> {
+        self.negated.get(a as usize).copied().filter(|&n| n != NONE)
     }
 
     /// How many atoms the relaxation has.
@@ -145,6 +157,15 @@ impl RelaxedAtoms {
         g.sort_unstable();
         g.dedup();
         g
+    }
+}
+
+/// Every atom `c` requires false.
+fn negative_atoms(c: &GCond, note: &mut impl FnMut(u32)) {
+    match c {
+        GCond::NotAtom(a) => note(*a),
+        GCond::And(parts) | GCond::Or(parts) => parts.iter().for_each(|p| negative_atoms(p, note)),
+        GCond::True | GCond::False | GCond::Atom(_) | GCond::Cmp { .. } => {}
     }
 }
 

@@ -475,6 +475,12 @@ enum Verdict {
 }
 
 impl<'a> Run<'a> {
+    /// Whether this search keeps the task's hard constraints (and it has some): its
+    /// heuristics then count what they owe as goals (`crate::obligations`).
+    pub(crate) fn keeps_rules(&self) -> bool {
+        self.goal.rules == RuleMode::Keep && !self.task.rules.is_empty()
+    }
+
     pub(crate) fn is_goal(&self, s: &[u64]) -> bool {
         let layout = self.space.layout;
         if !self.goal.possible
@@ -704,15 +710,18 @@ pub(crate) fn search(
         return run.finish(Outcome::Unsolvable, algorithm);
     }
     let stop = || run.interrupted();
+    let relaxed = |kind| {
+        let mut h = Heuristic::new_unless(task, kind, &stop)?;
+        if run.keeps_rules() {
+            h.keep_rules(task);
+        }
+        Some(Estimator::Relaxed(h))
+    };
     let estimator = match algorithm {
         Algorithm::Bfs => return bfs(run, root),
         Algorithm::Lama => return crate::lama::lama_first(run, root),
-        Algorithm::Astar => {
-            Heuristic::new_unless(task, Relaxation::Max, &stop).map(Estimator::Relaxed)
-        }
-        Algorithm::Gbfs => {
-            Heuristic::new_unless(task, Relaxation::Ff, &stop).map(Estimator::Relaxed)
-        }
+        Algorithm::Astar => relaxed(Relaxation::Max),
+        Algorithm::Gbfs => relaxed(Relaxation::Ff),
         Algorithm::Lmcut => LmCut::new_unless(task, &stop).map(Estimator::LmCut),
     };
     match estimator {
@@ -772,7 +781,6 @@ impl Estimator {
 /// best-first (h only). Ties go to the lower h, then to the earlier state.
 fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorithm) -> SearchResult {
     let astar = algorithm.is_optimal();
-    let layout = run.space.layout;
     let mut hval: FreedLater<Chunked<u32>> = FreedLater::new(Chunked::new(), Chunked::bytes);
     let mut closed: FreedLater<Chunked<bool>> = FreedLater::new(Chunked::new(), Chunked::bytes);
     // The estimate of node `id`; `None` (and the run marked cancelled) when the caller asked
@@ -780,9 +788,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
     let eval_h = |h: &mut Estimator, run: &mut Run<'_>, id: u32| -> Option<u32> {
         run.stats.evaluated += 1;
         let run_ref: &Run<'_> = run;
-        let value = h.evaluate(&run_ref.space.state(id)[..layout.bits], &|| {
-            run_ref.interrupted()
-        });
+        let value = h.evaluate(run_ref.space.state(id), &|| run_ref.interrupted());
         if value.is_none() {
             run.cancelled = true;
         }

@@ -1,0 +1,495 @@
+//! What the hard constraints still owe in a state, as goals of the delete relaxation.
+//!
+//! The rules are kept by the search (`crate::rules`): a step that breaks one is not taken,
+//! and a state is a goal only when nothing is owed. A heuristic that sees only the task's
+//! goal is blind to what is owed: on LEXICON's logistics, with a dozen `sometime`s that send
+//! the packages on a tour, h_FF is 0 once the packages are home and the search has nothing
+//! to follow. The PDDL3 planners that compile the rules into the task (Baier & McIlraith's
+//! automata, HPLAN-P, MIPS-XXL) have the same cure built in: an automaton that has not
+//! accepted is a goal of the relaxation. Here the automata are state words, so the goals are
+//! read off them, state by state:
+//!
+//! - `sometime φ` and `within t φ` not yet met, and `at end φ`: φ;
+//! - `sometime-after φ ψ` and `always-within t φ ψ` pending (φ seen, ψ not since): ψ;
+//! - `sometime-after φ ψ` not pending and `sometime-before φ ψ` not yet met, when φ is
+//!   false now and must hold later (its atoms are all in the goal, or all in one conjunction
+//!   owed already): ψ. Then φ holds at some later state, so ψ holds at or after it (after),
+//!   or between now and then (before: ψ has not held yet).
+//!
+//! Each item owed is a real requirement on every continuation of the plan, so adding it to
+//! the relaxed goal keeps h_max a lower bound (A* stays optimal), and an item the relaxation
+//! cannot reach proves a dead end. A condition becomes a disjunction of conjunctions of
+//! relaxed atoms (its disjunctive normal form; a negative literal is its negated atom,
+//! `crate::relaxed`); a numeric comparison is dropped, which only makes the item easier, and
+//! marks the form *inexact*, so that it never stands for φ in the third rule. A form that
+//! would have more than [`MAX_DISJUNCTS`] disjuncts is dropped whole (owed: nothing).
+
+use safeplan_pddl::ast::ConstraintOp;
+
+use crate::eval::Layout;
+use crate::ground::{GCond, GroundTask};
+use crate::relaxed::RelaxedAtoms;
+
+/// The most disjuncts a condition's normal form may have; past it the item is dropped.
+const MAX_DISJUNCTS: usize = 64;
+
+/// The rules' phase words (`crate::rules`): met for good, and φ seen with ψ owed.
+const KEPT: u64 = 4;
+const PENDING: u64 = 3;
+const PHASE: u64 = 0xff;
+
+/// A condition as the relaxation reads it: one of the conjunctions (sorted relaxed atoms)
+/// must hold. No disjunct: unreachable (`false`); one empty disjunct: holds everywhere.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Dnf {
+    pub disjuncts: Vec<Vec<u32>>,
+    /// Nothing of the condition was dropped: the form holds exactly when the condition does
+    /// (as far as its atoms go).
+    exact: bool,
+}
+
+impl Dnf {
+    fn anything() -> Dnf {
+        Dnf {
+            disjuncts: vec![Vec::new()],
+            exact: false,
+        }
+    }
+
+    fn of(c: &GCond, relaxed: &RelaxedAtoms) -> Dnf {
+        let atom = |a: u32| Dnf {
+            disjuncts: vec![vec![a]],
+            exact: true,
+        };
+        match c {
+            GCond::True => Dnf {
+                disjuncts: vec![Vec::new()],
+                exact: true,
+            },
+            GCond::False => Dnf {
+                disjuncts: Vec::new(),
+                exact: true,
+            },
+            GCond::Atom(a) => atom(*a),
+            GCond::NotAtom(a) => relaxed.negated(*a).map_or_else(Dnf::anything, atom),
+            GCond::Cmp { .. } => Dnf::anything(),
+            GCond::Or(parts) => {
+                let mut out = Dnf {
+                    disjuncts: Vec::new(),
+                    exact: true,
+                };
+                for p in parts {
+                    let d = Dnf::of(p, relaxed);
+                    out.exact &= d.exact;
+                    out.disjuncts.extend(d.disjuncts);
+                    if out.disjuncts.len() > MAX_DISJUNCTS {
+                        return Dnf::anything();
+                    }
+                }
+                out.disjuncts.sort();
+                out.disjuncts.dedup();
+                out
+            }
+            GCond::And(parts) => {
+                let mut out = Dnf {
+                    disjuncts: vec![Vec::new()],
+                    exact: true,
+                };
+                for p in parts {
+                    let d = Dnf::of(p, relaxed);
+                    if out.disjuncts.len() * d.disjuncts.len() > MAX_DISJUNCTS {
+                        return Dnf::anything();
+                    }
+                    out.exact &= d.exact;
+                    let mut product = Vec::with_capacity(out.disjuncts.len() * d.disjuncts.len());
+                    for a in &out.disjuncts {
+                        for b in &d.disjuncts {
+                            let mut c: Vec<u32> = a.iter().chain(b).copied().collect();
+                            c.sort_unstable();
+                            c.dedup();
+                            product.push(c);
+                        }
+                    }
+                    out.disjuncts = product;
+                }
+                out.disjuncts.sort();
+                out.disjuncts.dedup();
+                out
+            }
+        }
+    }
+
+    /// The one conjunction an exact form is, if it is one.
+    fn conjunction(&self) -> Option<&[u32]> {
+        match (self.exact, self.disjuncts.as_slice()) {
+            (true, [c]) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// One rule's conditions in relaxed form.
+struct Owing {
+    op: ConstraintOp,
+    phi: Dnf,
+    psi: Dnf,
+}
+
+/// The task's rules as relaxed goals, read off a state's automata words.
+pub(crate) struct Obligations {
+    /// The first word of the automata in a state.
+    base: usize,
+    rules: Vec<Owing>,
+}
+
+/// `a ⊆ b` of sorted sets.
+fn subset(a: &[u32], b: &[u32]) -> bool {
+    let mut rest = b.iter();
+    a.iter().all(|x| rest.by_ref().any(|y| y == x))
+}
+
+impl Obligations {
+    /// The rules of `task` over the relaxed atoms `relaxed`; `None` when it has none.
+    pub fn new(task: &GroundTask, relaxed: &RelaxedAtoms) -> Option<Obligations> {
+        if task.rules.is_empty() {
+            return None;
+        }
+        let rules = task
+            .rules
+            .rules
+            .iter()
+            .map(|r| Owing {
+                op: r.op,
+                phi: Dnf::of(&r.phi, relaxed),
+                psi: r
+                    .psi
+                    .as_ref()
+                    .map_or_else(Dnf::anything, |c| Dnf::of(c, relaxed)),
+            })
+            .collect();
+        Some(Obligations {
+            base: Layout::new(task).rules,
+            rules,
+        })
+    }
+
+    /// The form owed as item `k` of [`Obligations::owed`].
+    pub fn form(&self, k: u32) -> &Dnf {
+        let r = &self.rules[(k / 2) as usize];
+        if k.is_multiple_of(2) { &r.phi } else { &r.psi }
+    }
+
+    /// What is owed in the state `s` (the whole packed state), as items for
+    /// [`Obligations::form`], into `out`; `goal` is the relaxed goal (sorted atoms).
+    pub fn owed(&self, s: &[u64], goal: &[u32], relaxed: &RelaxedAtoms, out: &mut Vec<u32>) {
+        out.clear();
+        let phase = |i: usize| s[self.base + i] & PHASE;
+        let phi = |i: usize| (2 * i) as u32;
+        let psi = |i: usize| (2 * i + 1) as u32;
+        for (i, r) in self.rules.iter().enumerate() {
+            match r.op {
+                ConstraintOp::Sometime | ConstraintOp::Within if phase(i) != KEPT => {
+                    out.push(phi(i))
+                }
+                ConstraintOp::AtEnd => out.push(phi(i)),
+                ConstraintOp::SometimeAfter | ConstraintOp::AlwaysWithin if phase(i) == PENDING => {
+                    out.push(psi(i))
+                }
+                _ => {}
+            }
+        }
+        // The third rule, to a fixpoint: an item owed can make φ of another rule owed.
+        let derivable = |i: usize, r: &Owing| match r.op {
+            ConstraintOp::SometimeAfter => phase(i) != PENDING,
+            ConstraintOp::SometimeBefore => phase(i) != KEPT,
+            _ => false,
+        };
+        loop {
+            let mut changed = false;
+            for (i, r) in self.rules.iter().enumerate() {
+                if !derivable(i, r) || out.contains(&psi(i)) {
+                    continue;
+                }
+                let Some(c) = r.phi.conjunction() else {
+                    continue;
+                };
+                if c.is_empty() || c.iter().all(|&a| relaxed.holds(s, a)) {
+                    continue;
+                }
+                let later = subset(c, goal)
+                    || out
+                        .iter()
+                        .any(|&k| self.form(k).conjunction().is_some_and(|o| subset(c, o)));
+                if later {
+                    out.push(psi(i));
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// How many items owed in `s` no disjunct of which holds now.
+    pub fn unmet(&self, s: &[u64], owed: &[u32], relaxed: &RelaxedAtoms) -> u32 {
+        owed.iter()
+            .filter(|&&k| {
+                !self
+                    .form(k)
+                    .disjuncts
+                    .iter()
+                    .any(|c| c.iter().all(|&a| relaxed.holds(s, a)))
+            })
+            .count() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
+    use safeplan_validate::{Task, ValidateOptions, Validator};
+
+    use crate::heuristic::{Heuristic, INFINITE, Relaxation};
+    use crate::landmarks::Landmarks;
+    use crate::testing::{ground, initial_observed};
+
+    /// Two corridors from `l0`: `l1 l2 l3` and `s1 s2 s3 s4`, moves both ways; `x` is
+    /// linked to nothing.
+    const DOMAIN: &str = "(define (domain corridors) (:requirements :strips :constraints)
+        (:predicates (at ?l) (link ?a ?b))
+        (:action move :parameters (?a ?b) :precondition (and (at ?a) (link ?a ?b))
+            :effect (and (at ?b) (not (at ?a)))))";
+
+    fn problem(start: &str, goal: &str, rules: &str) -> String {
+        let links: String = [("l0", "l1"), ("l1", "l2"), ("l2", "l3")]
+            .into_iter()
+            .chain([("l0", "s1"), ("s1", "s2"), ("s2", "s3"), ("s3", "s4")])
+            .map(|(a, b)| format!("(link {a} {b}) (link {b} {a}) "))
+            .collect();
+        format!(
+            "(define (problem p) (:domain corridors)
+               (:objects l0 l1 l2 l3 s1 s2 s3 s4 x)
+               (:init (at {start}) {links})
+               (:goal {goal}) (:constraints (and {rules})))"
+        )
+    }
+
+    /// h_FF, h_max and the landmark count of the initial state (observed, as the search
+    /// starts), without and with the rules counted.
+    fn estimates(start: &str, goal: &str, rules: &str) -> [[u32; 3]; 2] {
+        let task = ground(DOMAIN, &problem(start, goal, rules));
+        let s = initial_observed(&task).expect("the initial state keeps the rules");
+        [false, true].map(|keep| {
+            let mut ff = Heuristic::new(&task, Relaxation::Ff);
+            let mut max = Heuristic::new(&task, Relaxation::Max);
+            let mut lm = Landmarks::new(&task);
+            if keep {
+                ff.keep_rules(&task);
+                max.keep_rules(&task);
+                lm.keep_rules(&task);
+            }
+            let mut accepted = Vec::new();
+            lm.advance(&vec![0; lm.words()], &s, &mut accepted);
+            [ff.evaluate(&s), max.evaluate(&s), lm.value(&accepted, &s)]
+        })
+    }
+
+    /// `sometime` not yet met is a goal: home already, but `l3` is owed. Without the rules
+    /// every estimate is 0 (the search blind); with them the relaxed plan walks to `l3`.
+    #[test]
+    fn sometime_not_met_is_owed() {
+        let [without, with] = estimates("l0", "(at l0)", "(sometime (at l3))");
+        assert_eq!(without, [0, 0, 0]);
+        assert_eq!(with, [3, 3, 1]);
+    }
+
+    /// A disjunction owed is reached by its cheapest disjunct.
+    #[test]
+    fn a_disjunction_owed_costs_its_cheapest_disjunct() {
+        let [_, with] = estimates("l0", "(at l0)", "(sometime (or (at l3) (at s1)))");
+        assert_eq!(with, [1, 1, 1]);
+    }
+
+    /// `sometime-before φ ψ` with φ in the goal: ψ must come first, so it is owed. The
+    /// relaxed plan walks both corridors (3 + 4); h_max is the longer (4); the landmarks
+    /// are `l1`, `l2`, `l3`, and ψ owed counts as one more.
+    #[test]
+    fn sometime_before_a_goal_owes_its_condition() {
+        let [without, with] = estimates("l0", "(at l3)", "(sometime-before (at l3) (at s4))");
+        assert_eq!(without, [3, 3, 3]);
+        assert_eq!(with, [7, 4, 4]);
+    }
+
+    /// `sometime-after φ ψ` with φ owed by a `sometime`: ψ is owed too.
+    #[test]
+    fn sometime_after_an_owed_condition_owes_its_consequence() {
+        let [_, with] = estimates(
+            "l0",
+            "(at l0)",
+            "(sometime (at l2)) (sometime-after (at l2) (at s2))",
+        );
+        assert_eq!(with, [4, 2, 2]);
+    }
+
+    /// Pending: φ holds in the initial state and ψ has not since, so ψ is owed; from `l1`
+    /// the relaxed plan goes home and on to `s1` (2 steps, one shared with the goal).
+    #[test]
+    fn sometime_after_pending_owes_its_consequence() {
+        let [without, with] = estimates("l1", "(at l0)", "(sometime-after (at l1) (at s1))");
+        assert_eq!(without, [1, 1, 1]);
+        assert_eq!(with, [2, 2, 2]);
+    }
+
+    /// A `sometime-after` whose φ no plan has to reach owes nothing: a plan may stay away
+    /// from `l3` (the derivation must not make the estimate inadmissible).
+    #[test]
+    fn sometime_after_a_condition_nobody_needs_owes_nothing() {
+        let [_, with] = estimates("l0", "(at l0)", "(sometime-after (at l3) (at s4))");
+        assert_eq!(with, [0, 0, 0]);
+    }
+
+    /// What is owed and unreachable in the relaxation is a dead end.
+    #[test]
+    fn an_unreachable_item_owed_is_a_dead_end() {
+        let [without, with] = estimates("l0", "(at l0)", "(sometime (at x))");
+        assert_eq!(without, [0, 0, 0]);
+        assert_eq!([with[0], with[1]], [INFINITE, INFINITE]);
+    }
+
+    /// A literal over five 0-ary atoms, a condition of one or two of them.
+    fn condition() -> impl Strategy<Value = String> {
+        let literal = (0..5usize, prop::bool::weighted(0.7)).prop_map(|(a, positive)| {
+            if positive {
+                format!("(q{a})")
+            } else {
+                format!("(not (q{a}))")
+            }
+        });
+        prop_oneof![
+            3 => literal.clone(),
+            1 => (literal.clone(), literal.clone()).prop_map(|(a, b)| format!("(and {a} {b})")),
+            1 => (literal.clone(), literal).prop_map(|(a, b)| format!("(or {a} {b})")),
+        ]
+    }
+
+    /// A random task over five atoms whose rules are drawn from the operators that owe.
+    fn owing_task() -> impl Strategy<Value = (String, String)> {
+        let rule = prop_oneof![
+            condition().prop_map(|c| format!("(sometime {c})")),
+            (0..5u32, condition()).prop_map(|(t, c)| format!("(within {t} {c})")),
+            (condition(), condition()).prop_map(|(a, b)| format!("(sometime-after {a} {b})")),
+            (condition(), condition()).prop_map(|(a, b)| format!("(sometime-before {a} {b})")),
+            (0..4u32, condition(), condition())
+                .prop_map(|(t, a, b)| format!("(always-within {t} {a} {b})")),
+            condition().prop_map(|c| format!("(at end {c})")),
+            condition().prop_map(|c| format!("(always {c})")),
+        ];
+        let action = (
+            prop::collection::vec(0..5usize, 0..=2),
+            prop::collection::vec(0..5usize, 1..=2),
+            prop::collection::vec(0..5usize, 0..=2),
+        );
+        (
+            prop::collection::vec(action, 3..=6),
+            prop::collection::vec(0..5usize, 0..=3),
+            prop::collection::vec(0..5usize, 0..=2),
+            prop::collection::vec(rule, 1..=3),
+        )
+            .prop_map(|(actions, init, goal, rules)| {
+                let mut d = String::from(
+                    "(define (domain prop) (:requirements :adl :constraints)
+                       (:predicates (q0) (q1) (q2) (q3) (q4))",
+                );
+                for (i, (pre, adds, dels)) in actions.into_iter().enumerate() {
+                    let pre: Vec<String> = pre.iter().map(|a| format!("(q{a})")).collect();
+                    let mut eff: Vec<String> = adds.iter().map(|a| format!("(q{a})")).collect();
+                    eff.extend(
+                        dels.iter()
+                            .filter(|x| !adds.contains(x))
+                            .map(|x| format!("(not (q{x}))")),
+                    );
+                    d += &format!(
+                        " (:action a{i} :parameters () :precondition (and {}) :effect (and {}))",
+                        pre.join(" "),
+                        eff.join(" ")
+                    );
+                }
+                d += ")";
+                let atoms =
+                    |v: Vec<usize>| -> String { v.iter().map(|a| format!("(q{a}) ")).collect() };
+                let p = format!(
+                    "(define (problem p) (:domain prop) (:init {}) (:goal (and {}))
+                       (:constraints (and {})))",
+                    atoms(init),
+                    atoms(goal),
+                    rules.join(" ")
+                );
+                (d, p)
+            })
+    }
+
+    /// The shortest plan of at most `depth` steps that the validator accepts (rules kept).
+    fn shortest(domain: &str, problem: &str, depth: usize) -> Option<usize> {
+        let d = parse_domain(domain).value.expect("parses");
+        let p = parse_problem(problem).value.expect("parses");
+        let task = Task::compile(&d, &p).expect("compiles");
+        let names: Vec<String> = task
+            .schemas()
+            .iter()
+            .map(|s| format!("({})", s.name))
+            .collect();
+        let mut validator = Validator::new(&task, ValidateOptions::default());
+        let mut layer: Vec<Vec<&str>> = vec![Vec::new()];
+        for n in 0..=depth {
+            let valid = |steps: &Vec<&str>| {
+                let plan = parse_plan(&steps.join("\n")).value.unwrap_or_default();
+                validator.is_valid(&plan)
+            };
+            if layer.iter().any(valid) {
+                return Some(n);
+            }
+            layer = layer
+                .iter()
+                .flat_map(|p| {
+                    names.iter().map(move |a| {
+                        let mut q = p.clone();
+                        q.push(a.as_str());
+                        q
+                    })
+                })
+                .collect();
+        }
+        None
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 600,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// What the rules owe is owed by every plan: h_max with it stays at most the length
+        /// of the shortest plan that keeps the rules (found by trying every sequence up to
+        /// 4 steps), and neither estimate calls a state a dead end when such a plan exists.
+        #[test]
+        fn what_is_owed_keeps_h_max_admissible((domain, problem) in owing_task()) {
+            let task = ground(&domain, &problem);
+            let Some(s) = initial_observed(&task) else {
+                return Ok(());
+            };
+            let Some(n) = shortest(&domain, &problem, 4) else {
+                return Ok(());
+            };
+            let mut max = Heuristic::new(&task, Relaxation::Max);
+            max.keep_rules(&task);
+            let mut ff = Heuristic::new(&task, Relaxation::Ff);
+            ff.keep_rules(&task);
+            let h = max.evaluate(&s);
+            prop_assert!(h as usize <= n, "h_max {h} > {n}\n{domain}\n{problem}");
+            prop_assert_ne!(ff.evaluate(&s), INFINITE, "{}\n{}", domain, problem);
+        }
+    }
+}
