@@ -91,6 +91,11 @@ impl Rows {
     }
 
     /// Each row's length.
+    /// Every item, rewritten in place by `f`.
+    pub fn map_items(&mut self, f: impl Fn(u32) -> u32) {
+        self.items.iter_mut().for_each(|x| *x = f(*x));
+    }
+
     pub fn lengths(&self) -> Vec<u32> {
         self.start
             .windows(2)
