@@ -276,8 +276,11 @@ impl Heuristic {
             let a = self.no_pre[i];
             self.fire(a, 0);
         }
-        // h_max stops once every atom it reads is final: the goal's, and with items owed
-        // every atom of every disjunct owed too.
+        // The exploration stops once every atom the estimate reads is final: the goal's, and
+        // with items owed every atom of every disjunct owed. Atoms leave the queue in order
+        // of cost and an action fires only after its preconditions left it, so all that a
+        // relaxed plan reads below a final atom (its supporter, their preconditions) is
+        // final too: h_FF's relaxed plan is the one a full exploration would read.
         let mut targets = std::mem::take(&mut self.targets);
         targets.clear();
         targets.extend_from_slice(&self.goal);
@@ -302,8 +305,7 @@ impl Heuristic {
                 if goals_left > 0 && targets.binary_search(&atom).is_ok() {
                     goals_left -= 1;
                 }
-                if goals_left == 0 && self.kind == Relaxation::Max {
-                    // Every goal atom is final: h_max is their largest cost.
+                if goals_left == 0 {
                     break;
                 }
                 for &a in pre_of.row(atom as usize) {
@@ -326,7 +328,7 @@ impl Heuristic {
                     }
                 }
             }
-            if goals_left == 0 && self.kind == Relaxation::Max {
+            if goals_left == 0 {
                 break;
             }
             c += 1;
