@@ -270,7 +270,7 @@ impl Heuristic {
         }
         self.true_now = true_now;
         if let Some(ob) = &self.obligations {
-            ob.owed(s, &self.goal, &self.relaxed, &mut self.owed);
+            ob.owed(s, &self.relaxed, &mut self.owed);
         }
         for i in 0..self.no_pre.len() {
             let a = self.no_pre[i];

@@ -49,10 +49,10 @@ pub(crate) struct Landmarks {
     necessary_for: Vec<Vec<u32>>,
     /// Words of one accepted set.
     words: usize,
-    /// What the rules owe, when the search keeps them ([`Landmarks::keep_rules`]), with the
-    /// relaxed goal it is derived from: each item owed and unmet counts as a landmark not
-    /// yet reached (a disjunctive one, as LAMA's are).
-    obligations: Option<(Obligations, Vec<u32>)>,
+    /// What the rules owe, when the search keeps them ([`Landmarks::keep_rules`]): each item
+    /// owed and unmet counts as a landmark not yet reached (a disjunctive one, as LAMA's
+    /// are).
+    obligations: Option<Obligations>,
 }
 
 /// `a ∪ b` of sorted sets, into `out`.
@@ -214,8 +214,7 @@ impl Landmarks {
     /// Count what `task`'s hard constraints still owe in a state (`crate::obligations`), for
     /// a search that keeps them.
     pub fn keep_rules(&mut self, task: &GroundTask) {
-        self.obligations =
-            Obligations::new(task, &self.relaxed).map(|ob| (ob, self.relaxed.goal(task)));
+        self.obligations = Obligations::new(task, &self.relaxed);
     }
 
     /// The landmarks of `task`'s goal, found to the end.
@@ -264,9 +263,9 @@ impl Landmarks {
                 h += 1;
             }
         }
-        if let Some((ob, goal)) = &self.obligations {
+        if let Some(ob) = &self.obligations {
             let mut owed = Vec::new();
-            ob.owed(s, goal, &self.relaxed, &mut owed);
+            ob.owed(s, &self.relaxed, &mut owed);
             h += ob.unmet(s, &owed, &self.relaxed);
         }
         h

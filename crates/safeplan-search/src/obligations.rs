@@ -16,6 +16,10 @@
 //!   owed already): ψ. Then φ holds at some later state, so ψ holds at or after it (after),
 //!   or between now and then (before: ψ has not held yet).
 //!
+//! The third rule is found once per search (which items imply which φ) and applied for at
+//! most [`DERIVATION_ROUNDS`] rounds per state, on tasks of at most [`MAX_DERIVING_RULES`]
+//! rules; past either bound less is owed, which only weakens the estimate.
+//!
 //! Each item owed is a real requirement on every continuation of the plan, so adding it to
 //! the relaxed goal keeps h_max a lower bound (A* stays optimal), and an item the relaxation
 //! cannot reach proves a dead end. A condition becomes a disjunction of conjunctions of
@@ -133,6 +137,18 @@ struct Owing {
     op: ConstraintOp,
     phi: Dnf,
     psi: Dnf,
+    /// For a `sometime-after` or `sometime-before` whose φ is one exact conjunction: when ψ
+    /// is owed because φ must hold later (the module's third rule).
+    derive: Option<Derive>,
+}
+
+/// When φ of a rule must hold later: found once, read per state.
+struct Derive {
+    /// φ's atoms are all in the goal.
+    in_goal: bool,
+    /// The items (as [`Obligations::form`] numbers them) whose one conjunction holds all of
+    /// φ's atoms: φ holds whenever they do.
+    implied_by: Vec<u32>,
 }
 
 /// The task's rules as relaxed goals, read off a state's automata words.
@@ -142,10 +158,27 @@ pub(crate) struct Obligations {
     rules: Vec<Owing>,
 }
 
+/// The third rule is applied only on tasks with at most this many rules: finding which
+/// items imply which φ compares every pair once, at the start of the search.
+const MAX_DERIVING_RULES: usize = 256;
+
+/// How many rounds of the third rule a state gets: each round can make a ψ owed that makes
+/// another φ needed. Stopping early owes less, which keeps every estimate a lower bound.
+const DERIVATION_ROUNDS: usize = 8;
+
 /// `a ⊆ b` of sorted sets.
 fn subset(a: &[u32], b: &[u32]) -> bool {
     let mut rest = b.iter();
     a.iter().all(|x| rest.by_ref().any(|y| y == x))
+}
+
+/// Item numbers: rule `i`'s φ and ψ.
+fn phi(i: usize) -> u32 {
+    (2 * i) as u32
+}
+
+fn psi(i: usize) -> u32 {
+    (2 * i + 1) as u32
 }
 
 impl Obligations {
@@ -154,7 +187,7 @@ impl Obligations {
         if task.rules.is_empty() {
             return None;
         }
-        let rules = task
+        let mut rules: Vec<Owing> = task
             .rules
             .rules
             .iter()
@@ -165,8 +198,51 @@ impl Obligations {
                     .psi
                     .as_ref()
                     .map_or_else(Dnf::anything, |c| Dnf::of(c, relaxed)),
+                derive: None,
             })
             .collect();
+        if rules.len() <= MAX_DERIVING_RULES {
+            let goal = relaxed.goal(task);
+            // What each rule can owe, as one conjunction: φ of the rules that owe φ, ψ of
+            // the rules that owe ψ.
+            let owable: Vec<(u32, &[u32])> = rules
+                .iter()
+                .enumerate()
+                .flat_map(|(i, r)| {
+                    let item = match r.op {
+                        ConstraintOp::Sometime | ConstraintOp::Within | ConstraintOp::AtEnd => {
+                            Some((phi(i), &r.phi))
+                        }
+                        ConstraintOp::SometimeAfter
+                        | ConstraintOp::SometimeBefore
+                        | ConstraintOp::AlwaysWithin => Some((psi(i), &r.psi)),
+                        _ => None,
+                    };
+                    item.and_then(|(k, form)| form.conjunction().map(|c| (k, c)))
+                })
+                .collect();
+            let derives: Vec<Option<Derive>> = rules
+                .iter()
+                .map(|r| {
+                    let deriving = matches!(
+                        r.op,
+                        ConstraintOp::SometimeAfter | ConstraintOp::SometimeBefore
+                    );
+                    let c = r.phi.conjunction().filter(|c| deriving && !c.is_empty())?;
+                    Some(Derive {
+                        in_goal: subset(c, &goal),
+                        implied_by: owable
+                            .iter()
+                            .filter(|(_, o)| subset(c, o))
+                            .map(|&(k, _)| k)
+                            .collect(),
+                    })
+                })
+                .collect();
+            for (r, d) in rules.iter_mut().zip(derives) {
+                r.derive = d;
+            }
+        }
         Some(Obligations {
             base: Layout::new(task).rules,
             rules,
@@ -180,12 +256,10 @@ impl Obligations {
     }
 
     /// What is owed in the state `s` (the whole packed state), as items for
-    /// [`Obligations::form`], into `out`; `goal` is the relaxed goal (sorted atoms).
-    pub fn owed(&self, s: &[u64], goal: &[u32], relaxed: &RelaxedAtoms, out: &mut Vec<u32>) {
+    /// [`Obligations::form`], into `out`.
+    pub fn owed(&self, s: &[u64], relaxed: &RelaxedAtoms, out: &mut Vec<u32>) {
         out.clear();
         let phase = |i: usize| s[self.base + i] & PHASE;
-        let phi = |i: usize| (2 * i) as u32;
-        let psi = |i: usize| (2 * i + 1) as u32;
         for (i, r) in self.rules.iter().enumerate() {
             match r.op {
                 ConstraintOp::Sometime | ConstraintOp::Within if phase(i) != KEPT => {
@@ -198,30 +272,34 @@ impl Obligations {
                 _ => {}
             }
         }
-        // The third rule, to a fixpoint: an item owed can make φ of another rule owed.
-        let derivable = |i: usize, r: &Owing| match r.op {
-            ConstraintOp::SometimeAfter => phase(i) != PENDING,
-            ConstraintOp::SometimeBefore => phase(i) != KEPT,
-            _ => false,
-        };
-        loop {
+        if self.rules.iter().all(|r| r.derive.is_none()) {
+            return;
+        }
+        // The third rule: an item owed can make φ of another rule needed, for a few rounds.
+        let mut marked = vec![false; 2 * self.rules.len()];
+        out.iter().for_each(|&k| marked[k as usize] = true);
+        for _ in 0..DERIVATION_ROUNDS {
             let mut changed = false;
             for (i, r) in self.rules.iter().enumerate() {
-                if !derivable(i, r) || out.contains(&psi(i)) {
+                let Some(d) = &r.derive else {
+                    continue;
+                };
+                let open = match r.op {
+                    ConstraintOp::SometimeAfter => phase(i) != PENDING,
+                    _ => phase(i) != KEPT,
+                };
+                if !open || marked[psi(i) as usize] {
                     continue;
                 }
                 let Some(c) = r.phi.conjunction() else {
                     continue;
                 };
-                if c.is_empty() || c.iter().all(|&a| relaxed.holds(s, a)) {
+                if c.iter().all(|&a| relaxed.holds(s, a)) {
                     continue;
                 }
-                let later = subset(c, goal)
-                    || out
-                        .iter()
-                        .any(|&k| self.form(k).conjunction().is_some_and(|o| subset(c, o)));
-                if later {
+                if d.in_goal || d.implied_by.iter().any(|&k| marked[k as usize]) {
                     out.push(psi(i));
+                    marked[psi(i) as usize] = true;
                     changed = true;
                 }
             }
