@@ -53,6 +53,8 @@ pub(crate) struct Landmarks {
     /// owed and unmet counts as a landmark not yet reached (a disjunctive one, as LAMA's
     /// are).
     obligations: Option<Obligations>,
+    /// The items owed in the state being valued (reused, not allocated per state).
+    owed: Vec<u32>,
 }
 
 /// `a ∪ b` of sorted sets, into `out`.
@@ -208,6 +210,7 @@ impl Landmarks {
             necessary_for,
             words,
             obligations: None,
+            owed: Vec::new(),
         })
     }
 
@@ -256,7 +259,7 @@ impl Landmarks {
     }
 
     /// The landmark count of state `s` with accepted set `accepted`.
-    pub fn value(&self, accepted: &[u64], s: &[u64]) -> u32 {
+    pub fn value(&mut self, accepted: &[u64], s: &[u64]) -> u32 {
         let mut h = 0;
         for i in 0..self.atoms.len() {
             if !Landmarks::accepted(accepted, i) || self.required_again(accepted, s, i) {
@@ -264,9 +267,8 @@ impl Landmarks {
             }
         }
         if let Some(ob) = &self.obligations {
-            let mut owed = Vec::new();
-            ob.owed(s, &self.relaxed, &mut owed);
-            h += ob.unmet(s, &owed, &self.relaxed);
+            ob.owed(s, &self.relaxed, &mut self.owed);
+            h += ob.unmet(s, &self.owed, &self.relaxed);
         }
         h
     }
@@ -333,7 +335,7 @@ mod tests {
             .unwrap();
         let task =
             GroundTask::ground(&Task::compile(&d, &p).unwrap(), &GroundOptions::default()).unwrap();
-        let lm = Landmarks::new(&task);
+        let mut lm = Landmarks::new(&task);
         assert_eq!(lm.atoms.len(), 2);
         let s = vec![0u64; Layout::new(&task).bits.max(1)];
         let none = vec![0u64; lm.words()];

@@ -156,6 +156,8 @@ pub(crate) struct Obligations {
     /// The first word of the automata in a state.
     base: usize,
     rules: Vec<Owing>,
+    /// Some rule can be owed by the third rule (found once, not per state).
+    deriving: bool,
 }
 
 /// The third rule is applied only on tasks with at most this many rules: finding which
@@ -245,6 +247,7 @@ impl Obligations {
         }
         Some(Obligations {
             base: Layout::new(task).rules,
+            deriving: rules.iter().any(|r| r.derive.is_some()),
             rules,
         })
     }
@@ -272,7 +275,7 @@ impl Obligations {
                 _ => {}
             }
         }
-        if self.rules.iter().all(|r| r.derive.is_none()) {
+        if !self.deriving {
             return;
         }
         // The third rule: an item owed can make φ of another rule needed, for a few rounds.
