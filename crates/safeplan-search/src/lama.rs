@@ -9,7 +9,11 @@
 //!   from the four queues in turn (the one taken from least, as Fast Downward's alternation
 //!   open list does). Each heuristic is good where the other is blind.
 //! - **Preferred operators.** A successor is preferred when its action is a helpful action
-//!   of h_FF (in the relaxed plan, applicable now) or makes a wanted landmark true.
+//!   of h_FF (in the relaxed plan, applicable now). Both heuristics' preferred queues take
+//!   these, as Fast Downward's `lama-first` does (its landmark heuristic has `pref=false`).
+//!   Also preferring the actions that make a wanted landmark true (LAMA 2010's paper) was
+//!   this module's rule until the landmarks had disjunctive ones: then it lost childsnack,
+//!   whose gluten-free sandwiches it spent on the wrong children (docs/benchmarks.md).
 //! - **Boosting.** When either heuristic reaches a value lower than any before, the two
 //!   preferred queues get 1,000 turns ahead, so progress is followed while it lasts.
 //!
@@ -49,15 +53,10 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
     // milliseconds, which a cancellation must not wait for.
     let built = {
         let stop = || run.interrupted();
-        Heuristic::with_preferred_unless(run.task, &stop).and_then(|ff| {
-            let landmarks = Landmarks::new_unless(run.task, &stop)?;
-            // Per action: the relaxed atoms it adds whatever the state, for the landmark
-            // heuristic's preferred operators.
-            let adds = landmarks.unconditional_adds(run.task, &stop)?;
-            Some((ff, landmarks, adds))
-        })
+        Heuristic::with_preferred_unless(run.task, &stop)
+            .and_then(|ff| Some((ff, Landmarks::new_unless(run.task, &stop)?)))
     };
-    let Some((mut ff, mut landmarks, adds)) = built else {
+    let Some((mut ff, mut landmarks)) = built else {
         let limit = crate::search::LimitKind::Cancelled;
         return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
     };
@@ -145,10 +144,7 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
         for &o in &ops {
             queues[FF].push(h_ff, (id, o));
             queues[LM].push(h_lm, (id, o));
-            let state = run.space.state(id);
-            if preferred.binary_search(&o).is_ok()
-                || landmarks.achieves_wanted(accepted.get(id as usize), state, adds.row(o as usize))
-            {
+            if preferred.binary_search(&o).is_ok() {
                 queues[FF_PREFERRED].push(h_ff, (id, o));
                 queues[LM_PREFERRED].push(h_lm, (id, o));
             }

@@ -11,10 +11,17 @@
 //! plus its effect group's condition, and drops the rest), so these are landmarks of the
 //! real task too, with its rules and its safety bound included (they only forbid plans).
 //!
-//! Two orders are kept. An atom of `label(q)` comes before `q` (a natural order); `p` is
-//! *necessarily* before `q` when `p` is a precondition of every relaxed action that adds
-//! `q`, so `p` holds the step before `q` first does. Necessary orders decide when a
-//! landmark already reached is *required again*.
+//! From these, back-chaining (`crate::backchain`, Richter, Helmert & Westphal's method, Fast
+//! Downward's `lm_rhw`) finds more: the preconditions every first achiever of a landmark
+//! shares, and *disjunctive* landmarks, sets of 2 to 4 atoms of one predicate one of which
+//! every plan passes (a tray at the table, any tray). A landmark holds when one of its
+//! atoms does; landmarks never overlap.
+//!
+//! `p` is *necessarily* before `q` when `p` is a precondition of every relaxed action that
+//! adds `q` (label propagation's), or of every first achiever of `q` (back-chaining's
+//! greedy-necessary orders): either way `p` holds the step before `q` first does. These
+//! orders decide when a landmark already reached is *required again*. A property test
+//! checks every landmark and every order against exhaustive search on random tasks.
 //!
 //! The heuristic follows a path: a landmark is *accepted* once it has been true (the
 //! accepted set is stored with each state, from the first path that reached it). Its value
@@ -22,6 +29,7 @@
 //! goal atom or necessarily before a landmark not yet accepted. It is not admissible and is
 //! meant for greedy search, beside h_FF (`crate::lama`).
 
+use crate::backchain::{Relaxation, backchain};
 use crate::eval::set;
 use crate::ground::GroundTask;
 use crate::heuristic::BUILD_STOP_EVERY;
@@ -39,13 +47,12 @@ pub(crate) struct Landmarks {
     /// The relaxation's atoms (an atom required false has a negated atom of its own, so
     /// "this atom false" can be a landmark too: snake's goal is all such).
     relaxed: RelaxedAtoms,
-    /// The landmark atoms (relaxed atoms).
-    atoms: Vec<u32>,
-    /// Per atom: its landmark number, or `NONE`.
-    number: Vec<u32>,
+    /// Per landmark: its relaxed atoms (one for a simple landmark; 2 to 4 for a disjunctive
+    /// one, `crate::backchain`, which holds when any of them does).
+    sets: Rows,
     /// Per landmark: whether it is a goal atom.
     goal: Vec<bool>,
-    /// Per landmark: the landmarks it is necessarily before.
+    /// Per landmark: the landmarks it is necessarily (or greedy-necessarily) before.
     necessary_for: Vec<Vec<u32>>,
     /// Words of one accepted set.
     words: usize,
@@ -156,15 +163,11 @@ impl Landmarks {
         }
         atoms.sort_unstable();
         atoms.dedup();
-        let mut number = vec![NONE; n];
-        for (i, &a) in atoms.iter().enumerate() {
-            number[a as usize] = i as u32;
-        }
-        let goal = atoms
-            .iter()
-            .map(|a| goal_atoms.binary_search(a).is_ok())
-            .collect();
         // Necessary orders: p before q when every reachable relaxed action adding q needs p.
+        let mut zg_number = vec![NONE; n];
+        for (i, &a) in atoms.iter().enumerate() {
+            zg_number[a as usize] = i as u32;
+        }
         let mut common: Vec<Option<Vec<u32>>> = vec![None; atoms.len()];
         for r in 0..pres.len() {
             if r.is_multiple_of(BUILD_STOP_EVERY) && stop() {
@@ -175,7 +178,7 @@ impl Landmarks {
                 continue;
             }
             for &q in adds {
-                let lq = number[q as usize];
+                let lq = zg_number[q as usize];
                 if lq == NONE {
                     continue;
                 }
@@ -185,27 +188,79 @@ impl Landmarks {
                 }
             }
         }
-        let mut necessary_for = vec![Vec::new(); atoms.len()];
-        let initially: Vec<bool> = atoms
-            .iter()
-            .map(|&a| relaxed.holds(&init_bits, a))
-            .collect();
+        let mut initially = vec![false; n];
+        relaxed.each_true(&init_bits, |a| initially[a as usize] = true);
+        let mut orders: Vec<(u32, u32)> = Vec::new();
         for (lq, c) in common.iter().enumerate() {
-            if initially[lq] {
+            if initially[atoms[lq] as usize] {
                 continue;
             }
             for &p in c.iter().flatten() {
-                let lp = number[p as usize];
-                if lp != NONE && lp as usize != lq {
-                    necessary_for[lp as usize].push(lq as u32);
+                if zg_number[p as usize] != NONE {
+                    orders.push((p, atoms[lq]));
                 }
             }
         }
-        let words = atoms.len().div_ceil(64).max(1);
+        // Back-chaining from these adds landmarks, disjunctive ones, and greedy-necessary
+        // orders; the goal's atoms are expanded first, as Fast Downward's `lm_rhw` does.
+        let mut sets: Vec<Vec<u32>> = Vec::new();
+        if reachable {
+            let class: Vec<u32> = (0..n as u32)
+                .map(|a| {
+                    let (atom, negated) = relaxed.task_atom(a);
+                    task.atoms[atom as usize].0 * 2 + u32::from(negated)
+                })
+                .collect();
+            let mut seeds = goal_atoms.clone();
+            seeds.extend(
+                atoms
+                    .iter()
+                    .filter(|a| goal_atoms.binary_search(a).is_err()),
+            );
+            let found = backchain(
+                &Relaxation {
+                    pres: &pres,
+                    adds: &adds,
+                    initially: &initially,
+                    class: &class,
+                },
+                &seeds,
+                stop,
+            )?;
+            sets = found.sets;
+            // Label propagation's orders are between atoms: renumber them as landmarks
+            // (every one of its landmarks is a simple landmark of the back-chaining).
+            let mut simple = vec![NONE; n];
+            for (i, set) in sets.iter().enumerate() {
+                if let [a] = set[..] {
+                    simple[a as usize] = i as u32;
+                }
+            }
+            orders = orders
+                .iter()
+                .map(|&(p, q)| (simple[p as usize], simple[q as usize]))
+                .filter(|&(p, q)| p != NONE && q != NONE && p != q)
+                .chain(found.orders)
+                .collect();
+        }
+        let mut rows = Rows::new();
+        for set in &sets {
+            rows.push_row(set);
+        }
+        let goal = sets
+            .iter()
+            .map(|set| matches!(set[..], [a] if goal_atoms.binary_search(&a).is_ok()))
+            .collect();
+        let mut necessary_for = vec![Vec::new(); sets.len()];
+        orders.sort_unstable();
+        orders.dedup();
+        for (p, q) in orders {
+            necessary_for[p as usize].push(q);
+        }
+        let words = sets.len().div_ceil(64).max(1);
         Some(Landmarks {
             relaxed,
-            atoms,
-            number,
+            sets: rows,
             goal,
             necessary_for,
             words,
@@ -236,11 +291,16 @@ impl Landmarks {
     pub fn advance(&self, before: &[u64], s: &[u64], out: &mut Vec<u64>) {
         out.clear();
         out.extend_from_slice(before);
-        for (i, &a) in self.atoms.iter().enumerate() {
-            if self.relaxed.holds(s, a) {
+        for i in 0..self.sets.len() {
+            if self.holds(s, i) {
                 out[i / 64] |= 1u64 << (i % 64);
             }
         }
+    }
+
+    /// Whether landmark `i` holds in `s` (one of its atoms does).
+    fn holds(&self, s: &[u64], i: usize) -> bool {
+        self.sets.row(i).iter().any(|&a| self.relaxed.holds(s, a))
     }
 
     /// Whether landmark `i` is in `accepted`.
@@ -251,7 +311,7 @@ impl Landmarks {
     /// Whether an accepted landmark is required again in `s`: false now, and a goal atom or
     /// necessarily before a landmark not yet accepted.
     fn required_again(&self, accepted: &[u64], s: &[u64], i: usize) -> bool {
-        !self.relaxed.holds(s, self.atoms[i])
+        !self.holds(s, i)
             && (self.goal[i]
                 || self.necessary_for[i]
                     .iter()
@@ -261,7 +321,7 @@ impl Landmarks {
     /// The landmark count of state `s` with accepted set `accepted`.
     pub fn value(&mut self, accepted: &[u64], s: &[u64]) -> u32 {
         let mut h = 0;
-        for i in 0..self.atoms.len() {
+        for i in 0..self.sets.len() {
             if !Landmarks::accepted(accepted, i) || self.required_again(accepted, s, i) {
                 h += 1;
             }
@@ -271,40 +331,6 @@ impl Landmarks {
             h += ob.unmet(s, &self.owed, &self.relaxed);
         }
         h
-    }
-
-    /// Per action: the relaxed atoms it adds whatever the state (its unconditional effects'
-    /// adds, and the negated atoms of their deletes), for [`Landmarks::achieves_wanted`];
-    /// `None` when `stop` said to stop.
-    pub fn unconditional_adds(&self, task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Rows> {
-        let mut rows = Rows::new();
-        let mut out = Vec::new();
-        for (o, op) in task.ops.iter().enumerate() {
-            if o.is_multiple_of(BUILD_STOP_EVERY) && stop() {
-                return None;
-            }
-            out.clear();
-            for e in &op.effects {
-                if e.cond.pos.is_empty() && e.cond.neg.is_empty() && e.cond.rest.is_none() {
-                    self.relaxed.added(&e.adds, &e.dels, &mut out);
-                }
-            }
-            rows.push_row(&out);
-        }
-        Some(rows)
-    }
-
-    /// Whether an action adding `adds` in state `s` (accepted set `accepted`) makes true a
-    /// landmark that is still wanted (not accepted, or required again): LAMA's preferred
-    /// operators for the landmark heuristic.
-    pub fn achieves_wanted(&self, accepted: &[u64], s: &[u64], adds: &[u32]) -> bool {
-        adds.iter().any(|&a| {
-            let i = self.number.get(a as usize).copied().unwrap_or(NONE);
-            i != NONE
-                && !self.relaxed.holds(s, a)
-                && (!Landmarks::accepted(accepted, i as usize)
-                    || self.required_again(accepted, s, i as usize))
-        })
     }
 }
 
@@ -336,7 +362,7 @@ mod tests {
         let task =
             GroundTask::ground(&Task::compile(&d, &p).unwrap(), &GroundOptions::default()).unwrap();
         let mut lm = Landmarks::new(&task);
-        assert_eq!(lm.atoms.len(), 2);
+        assert_eq!(lm.sets.len(), 2);
         let s = vec![0u64; Layout::new(&task).bits.max(1)];
         let none = vec![0u64; lm.words()];
         assert_eq!(lm.value(&none, &s), 2);
@@ -345,10 +371,8 @@ mod tests {
         let mut with_x = s.clone();
         let mut accepted = Vec::new();
         // The landmark that is not the goal is `x`.
-        let x_atom = lm
-            .atoms
-            .iter()
-            .copied()
+        let x_atom = (0..lm.sets.len())
+            .flat_map(|i| lm.sets.row(i).to_vec())
             .find(|&a| task.goal.pos.binary_search(&a).is_err())
             .unwrap();
         set(&mut with_x, x_atom, true);
@@ -356,5 +380,225 @@ mod tests {
         assert_eq!(lm.value(&accepted, &with_x), 1);
         // Once `x` is false again it is not required again.
         assert_eq!(lm.value(&accepted, &s), 1);
+    }
+
+    /// Three trays, any of which can serve at the table: back-chaining finds "one tray is at
+    /// the table" (label propagation cannot: no single tray is needed), greedy-necessarily
+    /// before `served`, and `ready`, which every serving needs. Computed by hand.
+    #[test]
+    fn back_chaining_finds_one_of_three_trays() {
+        let task = crate::testing::ground(
+            "(define (domain trays) (:requirements :strips)
+               (:predicates (at ?t) (home ?t) (ready) (served))
+               (:action move :parameters (?t) :precondition (home ?t)
+                  :effect (and (at ?t) (not (home ?t))))
+               (:action cook :parameters () :precondition (and) :effect (ready))
+               (:action serve :parameters (?t) :precondition (and (at ?t) (ready))
+                  :effect (served)))",
+            "(define (problem p) (:domain trays) (:objects t1 t2 t3)
+               (:init (home t1) (home t2) (home t3)) (:goal (served)))",
+        );
+        let mut lm = Landmarks::new(&task);
+        let sets: Vec<usize> = (0..lm.sets.len()).map(|i| lm.sets.row(i).len()).collect();
+        let mut sizes = sets.clone();
+        sizes.sort_unstable();
+        // served, ready, and the trays' set.
+        assert_eq!(sizes, [1, 1, 3]);
+        let trays = sets.iter().position(|&n| n == 3).unwrap();
+        let served = (0..lm.sets.len()).find(|&i| lm.goal[i]).unwrap();
+        assert_eq!(lm.necessary_for[trays], [served as u32]);
+        let s = crate::testing::initial(&task);
+        let mut accepted = Vec::new();
+        lm.advance(&vec![0; lm.words()], &s, &mut accepted);
+        assert_eq!(lm.value(&accepted, &s), 3);
+    }
+
+    /// A random task over three unary predicates on three constants (9 atoms, so that one
+    /// predicate's atoms can form a disjunctive landmark). An action's literals name a
+    /// constant or its one parameter `?x` (object 3), so that its ground actions differ in
+    /// one object, as real domains' do.
+    fn unary_task() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+        use proptest::prelude::*;
+        let atom = (0..3usize, 0..3usize);
+        // Preconditions name the parameter more often than effects do: "serve from any
+        // tray" is what makes a disjunctive landmark.
+        let on = |parameter: u32| {
+            (
+                0..3usize,
+                prop_oneof![3 => 0..3usize, parameter => Just(3usize)],
+            )
+        };
+        let literal = (on(6), prop::bool::weighted(0.85));
+        let action = (
+            prop::collection::vec(literal.clone(), 1..=2),
+            prop::collection::vec(on(1), 1..=3),
+            prop::collection::vec(on(1), 0..=2),
+        );
+        (
+            prop::collection::vec(action, 6..=14),
+            prop::collection::vec(atom.clone(), 1..=2),
+            prop::collection::vec((atom, prop::bool::weighted(0.9)), 1..=2),
+        )
+            .prop_map(|(actions, init, goal)| {
+                let text = |(p, o): (usize, usize)| {
+                    let object = if o == 3 {
+                        "?x".to_string()
+                    } else {
+                        format!("o{o}")
+                    };
+                    format!("({} {object})", ["p", "r", "s"][p])
+                };
+                let lit = |(a, positive): ((usize, usize), bool)| {
+                    if positive {
+                        text(a)
+                    } else {
+                        format!("(not {})", text(a))
+                    }
+                };
+                let mut d = String::from(
+                    "(define (domain unary) (:requirements :adl) (:constants o0 o1 o2)
+                       (:predicates (p ?x) (r ?x) (s ?x))",
+                );
+                for (i, (pre, adds, dels)) in actions.into_iter().enumerate() {
+                    let lifted = pre
+                        .iter()
+                        .map(|l| l.0)
+                        .chain(adds.iter().copied())
+                        .chain(dels.iter().copied())
+                        .any(|(_, o)| o == 3);
+                    let pre: Vec<String> = pre.into_iter().map(lit).collect();
+                    let mut eff: Vec<String> = adds.iter().map(|&a| text(a)).collect();
+                    eff.extend(
+                        dels.iter()
+                            .filter(|d| !adds.contains(d))
+                            .map(|&d| format!("(not {})", text(d))),
+                    );
+                    d += &format!(
+                        " (:action a{i} :parameters ({}) :precondition (and {}) :effect (and {}))",
+                        if lifted { "?x" } else { "" },
+                        pre.join(" "),
+                        eff.join(" ")
+                    );
+                }
+                d += ")";
+                let init: Vec<String> = init.into_iter().map(text).collect();
+                let goal: Vec<String> = goal.into_iter().map(lit).collect();
+                let p = format!(
+                    "(define (problem q) (:domain unary) (:init {}) (:goal (and {})))",
+                    init.join(" "),
+                    goal.join(" ")
+                );
+                (d, p)
+            })
+    }
+
+    /// Every state reachable from the start through states where `avoid` is false (the
+    /// start included, when `avoid` is false there), by exhaustive search.
+    fn reachable_avoiding(task: &GroundTask, avoid: &dyn Fn(&[u64]) -> bool) -> Vec<Vec<u64>> {
+        use crate::eval::{Scratch, apply, pre_holds};
+        let layout = Layout::new(task);
+        let start = crate::testing::initial(task);
+        if avoid(&start) {
+            return Vec::new();
+        }
+        let mut seen = std::collections::HashSet::from([start.clone()]);
+        let mut queue = vec![start];
+        let mut scratch = Scratch::default();
+        let mut i = 0;
+        while let Some(s) = queue.get(i).cloned() {
+            i += 1;
+            for op in &task.ops {
+                if pre_holds(&op.pre, &s, layout, task.slack) != Some(true) {
+                    continue;
+                }
+                let mut next = Vec::new();
+                if apply(task, op, &s, layout, &mut next, &mut scratch)
+                    && !avoid(&next)
+                    && seen.insert(next.clone())
+                {
+                    queue.push(next);
+                }
+            }
+        }
+        queue
+    }
+
+    /// The tasks of [`unary_task`] with a plan, and their landmarks.
+    fn landmarks_of((domain, problem): &(String, String)) -> (GroundTask, Landmarks) {
+        let task = crate::testing::ground(domain, problem);
+        let lm = Landmarks::new(&task);
+        (task, lm)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 1500,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Every landmark holds on every plan, and every order holds on every path: checked
+        /// by exhaustive search. A set is a landmark when no state meeting the goal can be
+        /// reached through states where none of its atoms holds; `p` before `q` holds when
+        /// every step that makes `q` true for the first time starts where `p` holds.
+        #[test]
+        fn every_landmark_and_order_holds_on_every_path(case in unary_task()) {
+            use crate::eval::{Scratch, apply, pre_holds};
+            let (task, lm) = landmarks_of(&case);
+            let layout = Layout::new(&task);
+            let goal = |s: &[u64]| pre_holds(&task.goal, s, layout, task.slack) == Some(true);
+            for i in 0..lm.sets.len() {
+                let avoiding = reachable_avoiding(&task, &|s| lm.holds(s, i));
+                let names: Vec<u32> = lm.sets.row(i).to_vec();
+                proptest::prop_assert!(
+                    !avoiding.iter().any(|s| goal(s)),
+                    "landmark {:?} is avoided by a plan", names
+                );
+                for &j in &lm.necessary_for[i] {
+                    let j = j as usize;
+                    let mut scratch = Scratch::default();
+                    for s in reachable_avoiding(&task, &|s| lm.holds(s, j)) {
+                        for op in &task.ops {
+                            if pre_holds(&op.pre, &s, layout, task.slack) != Some(true) {
+                                continue;
+                            }
+                            let mut next = Vec::new();
+                            if apply(&task, op, &s, layout, &mut next, &mut scratch)
+                                && lm.holds(&next, j)
+                            {
+                                proptest::prop_assert!(
+                                    lm.holds(&s, i),
+                                    "{:?} is not true the step before {:?} first is",
+                                    names, lm.sets.row(j)
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The property test above is not vacuous: its tasks have disjunctive landmarks and
+    /// orders from back-chaining.
+    #[test]
+    fn the_random_tasks_have_disjunctive_landmarks() {
+        use proptest::strategy::{Strategy, ValueTree};
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut disjunctive, mut ordered) = (0, 0);
+        for _ in 0..300 {
+            let case = unary_task().new_tree(&mut runner).unwrap().current();
+            let (_, lm) = landmarks_of(&case);
+            for i in 0..lm.sets.len() {
+                if lm.sets.row(i).len() > 1 {
+                    disjunctive += 1;
+                    ordered += usize::from(!lm.necessary_for[i].is_empty());
+                }
+            }
+        }
+        assert!(
+            disjunctive >= 10 && ordered >= 10,
+            "{disjunctive} sets, {ordered} ordered"
+        );
     }
 }

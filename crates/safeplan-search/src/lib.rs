@@ -70,6 +70,7 @@
 
 #![deny(missing_docs)]
 
+mod backchain;
 mod chunked;
 mod error;
 mod eval;

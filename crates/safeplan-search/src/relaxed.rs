@@ -67,6 +67,15 @@ impl RelaxedAtoms {
         self.negated.get(a as usize).copied().filter(|&n| n != NONE)
     }
 
+    /// The task atom a relaxed atom stands for, and whether it is that atom's negation.
+    pub fn task_atom(&self, atom: u32) -> (u32, bool) {
+        if atom < self.real {
+            (atom, false)
+        } else {
+            (self.of[(atom - self.real) as usize], true)
+        }
+    }
+
     /// How many atoms the relaxation has.
     pub fn len(&self) -> usize {
         self.real as usize + self.of.len()
