@@ -6,7 +6,7 @@
 //! coverage and time per domain for docs/benchmarks.md.
 //!
 //! ```text
-//! cargo run --release -p safeplan-benches --bin plan_lexicon -- [--search astar|lmcut|lama|gbfs|bfs] \
+//! cargo run --release -p safeplan-benches --bin plan_lexicon -- [--search astar|lmcut|lama|lama-anytime|gbfs|bfs] \
 //!     [--timeout SECONDS] [--only TEXT] [--out DIR] [--val /path/to/Validate]
 //! ```
 
@@ -23,7 +23,7 @@ use safeplan_search::{Algorithm, GroundOptions, Limits, Outcome, Planner, Search
 use safeplan_validate::Task;
 
 const USAGE: &str = "\
-usage: plan_lexicon [--search astar|lmcut|lama|gbfs|bfs] [--timeout SECONDS] [--only TEXT] [--out DIR] [--val VALIDATE]
+usage: plan_lexicon [--search astar|lmcut|lama|lama-anytime|gbfs|bfs] [--timeout SECONDS] [--only TEXT] [--out DIR] [--val VALIDATE]
 
 Plans for every LEXICON problem of ../shared/data/pddl3 with and without its constraints,
 checks each plan with the validator (and VAL when --val is given), prints a Markdown table.

@@ -356,6 +356,9 @@ pub enum SearchChoice {
     Lama,
     /// A* with LM-cut: a shortest plan, with fewer expansions than h_max.
     Lmcut,
+    /// LAMA, then shorter plans by weighted A* (weights 5, 3, 2, 1) until --timeout or a
+    /// proof that the plan is a shortest one.
+    LamaAnytime,
 }
 
 impl SearchChoice {
@@ -367,6 +370,7 @@ impl SearchChoice {
             Algorithm::Gbfs => SearchChoice::Gbfs,
             Algorithm::Lama => SearchChoice::Lama,
             Algorithm::Lmcut => SearchChoice::Lmcut,
+            Algorithm::LamaAnytime => SearchChoice::LamaAnytime,
         }
     }
 
@@ -378,6 +382,7 @@ impl SearchChoice {
             SearchChoice::Gbfs => Algorithm::Gbfs,
             SearchChoice::Lama => Algorithm::Lama,
             SearchChoice::Lmcut => Algorithm::Lmcut,
+            SearchChoice::LamaAnytime => Algorithm::LamaAnytime,
         }
     }
 }

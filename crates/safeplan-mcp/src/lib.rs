@@ -154,8 +154,8 @@ pub struct FindPlanInput {
     #[serde(default)]
     pub max_states: Option<usize>,
     /// The search: "astar" (the default, as `safeplan plan`: a shortest plan), "lmcut" (A*
-    /// with LM-cut, a shortest plan), "lama" (a plan, fast), "gbfs" (a plan, fast) or "bfs"
-    /// (a shortest plan).
+    /// with LM-cut, a shortest plan), "lama" (a plan, fast), "lama-anytime" (lama, then
+    /// shorter plans while time remains), "gbfs" (a plan, fast) or "bfs" (a shortest plan).
     #[serde(default)]
     pub algorithm: Option<String>,
 }
@@ -657,7 +657,7 @@ impl SafeplanServer {
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
     /// (shortest plans) under a state limit.
     #[tool(
-        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (if given), 4 GiB of states, or the server's time limit."
+        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"lama-anytime\" (lama, then shorter plans until the time limit or a proof of a shortest one), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (if given), 4 GiB of states, or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
         self.run_task(input, |input, cancel, limits| {

@@ -48,6 +48,11 @@ pub enum Algorithm {
     /// A* with LM-cut: a shortest plan, with an estimate that dominates h_max (far fewer
     /// expansions on most tasks, more time per state).
     Lmcut,
+    /// LAMA with its anytime iterations (Fast Downward's `lama`, in steps): the first plan
+    /// as [`Algorithm::Lama`], then weighted A* with weights 5, 3, 2, 1 for shorter ones
+    /// while the limits allow. Returns the best plan when a limit stops it; a search that
+    /// runs to its end has proved that plan a shortest one.
+    LamaAnytime,
 }
 
 /// The memory limit of a search when the user sets none, in MiB: every front end's default
@@ -56,10 +61,11 @@ pub const DEFAULT_MAX_MEMORY_MIB: usize = 4096;
 
 impl Algorithm {
     /// Every algorithm, in the order front ends list them.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; 6] = [
         Algorithm::Astar,
         Algorithm::Lmcut,
         Algorithm::Lama,
+        Algorithm::LamaAnytime,
         Algorithm::Gbfs,
         Algorithm::Bfs,
     ];
@@ -68,15 +74,16 @@ impl Algorithm {
     /// (a shortest plan, usually with far fewer expansions than BFS).
     pub const USER_DEFAULT: Algorithm = Algorithm::Astar;
 
-    /// The algorithm of a name (`astar`, `lmcut`, `lama`, `gbfs`, `bfs`, any case), as every
-    /// front end reads it.
+    /// The algorithm of a name (`astar`, `lmcut`, `lama`, `lama-anytime`, `gbfs`, `bfs`, any
+    /// case), as every front end reads it.
     pub fn from_name(name: &str) -> Option<Algorithm> {
         Algorithm::ALL
             .into_iter()
             .find(|a| a.as_str().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// `"astar", "lmcut", "lama", "gbfs" or "bfs"`: the names, for an error message.
+    /// `"astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"`: the names, for an error
+    /// message.
     pub fn names() -> String {
         let quoted: Vec<String> = Algorithm::ALL
             .iter()
@@ -88,7 +95,7 @@ impl Algorithm {
         }
     }
 
-    /// `bfs`, `astar`, `gbfs`, `lama` or `lmcut`.
+    /// `bfs`, `astar`, `gbfs`, `lama`, `lama-anytime` or `lmcut`.
     pub fn as_str(self) -> &'static str {
         match self {
             Algorithm::Bfs => "bfs",
@@ -96,12 +103,17 @@ impl Algorithm {
             Algorithm::Gbfs => "gbfs",
             Algorithm::Lama => "lama",
             Algorithm::Lmcut => "lmcut",
+            Algorithm::LamaAnytime => "lama-anytime",
         }
     }
 
-    /// Whether the plans it returns are shortest.
+    /// Whether the plans it returns are shortest (`lama-anytime`'s are only when it ran to
+    /// its end, which a limit may prevent: not counted).
     pub fn is_optimal(self) -> bool {
-        !matches!(self, Algorithm::Gbfs | Algorithm::Lama)
+        !matches!(
+            self,
+            Algorithm::Gbfs | Algorithm::Lama | Algorithm::LamaAnytime
+        )
     }
 }
 
@@ -352,8 +364,15 @@ impl Space {
         (id, true)
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.parent.len()
+    }
+
+    /// Node `id` reached by a shorter path: from `parent` by action `op`, `depth` steps.
+    pub(crate) fn reparent(&mut self, id: u32, parent: u32, op: u32, depth: u32) {
+        self.parent[id as usize] = parent;
+        self.op[id as usize] = op;
+        self.depth[id as usize] = depth;
     }
 
     fn bytes(&self) -> usize {
@@ -720,6 +739,7 @@ pub(crate) fn search(
     let estimator = match algorithm {
         Algorithm::Bfs => return bfs(run, root),
         Algorithm::Lama => return crate::lama::lama_first(run, root),
+        Algorithm::LamaAnytime => return crate::lama::lama_anytime(run, root),
         Algorithm::Astar => relaxed(Relaxation::Max),
         Algorithm::Gbfs => relaxed(Relaxation::Ff),
         Algorithm::Lmcut => LmCut::new_unless(task, &stop).map(Estimator::LmCut),

@@ -12,7 +12,7 @@ use safeplan_validate::{SafetyOptions, SafetyTask, Task};
 
 use crate::{as_plan, domain, found, problem, task};
 
-const ALL: [Algorithm; 5] = Algorithm::ALL;
+const ALL: [Algorithm; 6] = Algorithm::ALL;
 
 fn plan_with(task: &Task, algorithm: Algorithm) -> Outcome {
     let planner = Planner::new(task, &GroundOptions::default()).expect("grounds");

@@ -156,7 +156,7 @@ def test_find_plan_searches_as_the_cli_and_python_do_by_default():
     python = safeplan.SafetyTask(task["domain"], task["problem"]).find_plan("safe")
     assert default.structured_content["algorithm"] == python["algorithm"] == "astar"
     assert gbfs.structured_content["algorithm"] == "gbfs"
-    assert wrong.is_error and '"astar", "lmcut", "lama", "gbfs" or "bfs"' in wrong.content[0].text
+    assert wrong.is_error and '"astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"' in wrong.content[0].text
 
 
 def test_the_judge_loop_over_mcp():
