@@ -26,7 +26,7 @@
 
 use std::collections::VecDeque;
 
-use crate::heuristic::BUILD_STOP_EVERY;
+use crate::heuristic::Pace;
 use crate::rows::Rows;
 
 const NONE: u32 = u32::MAX;
@@ -34,9 +34,6 @@ const NONE: u32 = u32::MAX;
 /// The largest disjunctive landmark kept (Fast Downward's bound: "we don't want disjunctive
 /// landmarks to get too big").
 const MOST_DISJUNCTS: usize = 4;
-
-/// How many precondition entries an exploration reads between two looks at the stop flag.
-const STOP_EVERY_READS: usize = 1 << 14;
 
 /// Landmarks and the greedy-necessary orders between them.
 pub(crate) struct Backchained {
@@ -179,7 +176,7 @@ pub(crate) fn backchain(
     let mut achievers: Vec<u32> = Vec::new();
     let mut shared: Vec<u32> = Vec::new();
     let mut by_class: Vec<(u32, u32, u32)> = Vec::new();
-    let mut reads = 0usize;
+    let mut pace = Pace::default();
     while let Some(l) = graph.open.pop_front() {
         let landmark = &graph.landmarks[l as usize];
         if landmark.dropped || landmark.atoms.iter().any(|&a| initially[a as usize]) {
@@ -221,12 +218,8 @@ pub(crate) fn backchain(
         }
         while let Some(p) = queue.pop() {
             let users = pre_of.row(p as usize);
-            reads += users.len() + 1;
-            if reads >= STOP_EVERY_READS {
-                reads = 0;
-                if stop() {
-                    return None;
-                }
+            if pace.stop_after(users.len() + 1, stop) {
+                return None;
             }
             for &r in users {
                 let left = &mut unsat[r as usize];
@@ -280,9 +273,6 @@ pub(crate) fn backchain(
             if (2..=MOST_DISJUNCTS).contains(&set.len()) {
                 graph.found_disjunctive(set, l, initially);
             }
-        }
-        if graph.landmarks.len().is_multiple_of(BUILD_STOP_EVERY) && stop() {
-            return None;
         }
     }
 

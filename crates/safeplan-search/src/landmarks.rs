@@ -492,30 +492,37 @@ mod tests {
             })
     }
 
+    /// Every successor of state `s`: one per ground action that applies.
+    fn successors(task: &GroundTask, s: &[u64]) -> Vec<Vec<u64>> {
+        use crate::eval::{Scratch, apply, pre_holds};
+        let layout = Layout::new(task);
+        let mut scratch = Scratch::default();
+        let mut out = Vec::new();
+        for op in &task.ops {
+            let mut next = Vec::new();
+            if pre_holds(&op.pre, s, layout, task.slack) == Some(true)
+                && apply(task, op, s, layout, &mut next, &mut scratch)
+            {
+                out.push(next);
+            }
+        }
+        out
+    }
+
     /// Every state reachable from the start through states where `avoid` is false (the
     /// start included, when `avoid` is false there), by exhaustive search.
     fn reachable_avoiding(task: &GroundTask, avoid: &dyn Fn(&[u64]) -> bool) -> Vec<Vec<u64>> {
-        use crate::eval::{Scratch, apply, pre_holds};
-        let layout = Layout::new(task);
         let start = crate::testing::initial(task);
         if avoid(&start) {
             return Vec::new();
         }
         let mut seen = std::collections::HashSet::from([start.clone()]);
         let mut queue = vec![start];
-        let mut scratch = Scratch::default();
         let mut i = 0;
         while let Some(s) = queue.get(i).cloned() {
             i += 1;
-            for op in &task.ops {
-                if pre_holds(&op.pre, &s, layout, task.slack) != Some(true) {
-                    continue;
-                }
-                let mut next = Vec::new();
-                if apply(task, op, &s, layout, &mut next, &mut scratch)
-                    && !avoid(&next)
-                    && seen.insert(next.clone())
-                {
+            for next in successors(task, &s) {
+                if !avoid(&next) && seen.insert(next.clone()) {
                     queue.push(next);
                 }
             }
@@ -523,7 +530,7 @@ mod tests {
         queue
     }
 
-    /// The tasks of [`unary_task`] with a plan, and their landmarks.
+    /// A task of [`unary_task`] (solvable or not), and its landmarks.
     fn landmarks_of((domain, problem): &(String, String)) -> (GroundTask, Landmarks) {
         let task = crate::testing::ground(domain, problem);
         let lm = Landmarks::new(&task);
@@ -543,7 +550,7 @@ mod tests {
         /// every step that makes `q` true for the first time starts where `p` holds.
         #[test]
         fn every_landmark_and_order_holds_on_every_path(case in unary_task()) {
-            use crate::eval::{Scratch, apply, pre_holds};
+            use crate::eval::pre_holds;
             let (task, lm) = landmarks_of(&case);
             let layout = Layout::new(&task);
             let goal = |s: &[u64]| pre_holds(&task.goal, s, layout, task.slack) == Some(true);
@@ -556,22 +563,13 @@ mod tests {
                 );
                 for &j in &lm.necessary_for[i] {
                     let j = j as usize;
-                    let mut scratch = Scratch::default();
                     for s in reachable_avoiding(&task, &|s| lm.holds(s, j)) {
-                        for op in &task.ops {
-                            if pre_holds(&op.pre, &s, layout, task.slack) != Some(true) {
-                                continue;
-                            }
-                            let mut next = Vec::new();
-                            if apply(&task, op, &s, layout, &mut next, &mut scratch)
-                                && lm.holds(&next, j)
-                            {
-                                proptest::prop_assert!(
-                                    lm.holds(&s, i),
-                                    "{:?} is not true the step before {:?} first is",
-                                    names, lm.sets.row(j)
-                                );
-                            }
+                        for next in successors(&task, &s) {
+                            proptest::prop_assert!(
+                                !lm.holds(&next, j) || lm.holds(&s, i),
+                                "{:?} is not true the step before {:?} first is",
+                                names, lm.sets.row(j)
+                            );
                         }
                     }
                 }
