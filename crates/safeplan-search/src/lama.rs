@@ -113,7 +113,7 @@ fn shared(run: &Run<'_>, root: u32) -> Option<Shared> {
 pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
     const ALGORITHM: Algorithm = Algorithm::Lama;
     let Some(mut shared) = shared(&run, root) else {
-        let limit = LimitKind::Cancelled;
+        let limit = run.interruption();
         return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
     };
     let outcome = match iterate(&mut run, &mut shared, root, None, UNREACHED) {
@@ -132,7 +132,7 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
 pub(crate) fn lama_anytime(mut run: Run<'_>, root: u32) -> SearchResult {
     const ALGORITHM: Algorithm = Algorithm::LamaAnytime;
     let Some(mut shared) = shared(&run, root) else {
-        let limit = LimitKind::Cancelled;
+        let limit = run.interruption();
         return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
     };
     let mut best = match iterate(&mut run, &mut shared, root, None, UNREACHED) {
@@ -239,7 +239,7 @@ fn iterate(
             .ff
             .evaluate_unless(run_ref.space.state(id), &|| run_ref.interrupted())
         else {
-            return Iteration::Limit(LimitKind::Cancelled);
+            return Iteration::Limit(run.interruption());
         };
         if h_ff == INFINITE {
             run.stats.dead_ends += 1;

@@ -252,6 +252,11 @@ impl Obligations {
         })
     }
 
+    /// How many items there can be: [`Obligations::form`] reads `0..item_count()`.
+    pub fn item_count(&self) -> u32 {
+        2 * self.rules.len() as u32
+    }
+
     /// The form owed as item `k` of [`Obligations::owed`].
     pub fn form(&self, k: u32) -> &Dnf {
         let r = &self.rules[(k / 2) as usize];
@@ -334,6 +339,7 @@ mod tests {
 
     use crate::heuristic::{Heuristic, INFINITE, Relaxation};
     use crate::landmarks::Landmarks;
+    use crate::lmcut::LmCut;
     use crate::testing::{ground, initial_observed};
 
     /// Two corridors from `l0`: `l1 l2 l3` and `s1 s2 s3 s4`, moves both ways; `x` is
@@ -357,9 +363,9 @@ mod tests {
         )
     }
 
-    /// h_FF, h_max and the landmark count of the initial state (observed, as the search
-    /// starts), without and with the rules counted.
-    fn estimates(start: &str, goal: &str, rules: &str) -> [[u32; 3]; 2] {
+    /// h_FF, h_max, the landmark count and LM-cut of the initial state (observed, as the
+    /// search starts), without and with the rules counted.
+    fn estimates(start: &str, goal: &str, rules: &str) -> [[u32; 4]; 2] {
         let task = ground(DOMAIN, &problem(start, goal, rules));
         let s = initial_observed(&task).expect("the initial state keeps the rules");
         [false, true].map(|keep| {
@@ -371,36 +377,44 @@ mod tests {
                 max.keep_rules(&task);
                 lm.keep_rules(&task);
             }
+            let mut lmcut = LmCut::new_unless(&task, keep, &|| false).expect("not stopped");
             let mut accepted = Vec::new();
             lm.advance(&vec![0; lm.words()], &s, &mut accepted);
-            [ff.evaluate(&s), max.evaluate(&s), lm.value(&accepted, &s)]
+            [
+                ff.evaluate(&s),
+                max.evaluate(&s),
+                lm.value(&accepted, &s),
+                lmcut.evaluate(&s),
+            ]
         })
     }
 
     /// `sometime` not yet met is a goal: home already, but `l3` is owed. Without the rules
-    /// every estimate is 0 (the search blind); with them the relaxed plan walks to `l3`.
+    /// every estimate is 0 (the search blind); with them the relaxed plan walks to `l3`,
+    /// and LM-cut cuts each of its three moves.
     #[test]
     fn sometime_not_met_is_owed() {
         let [without, with] = estimates("l0", "(at l0)", "(sometime (at l3))");
-        assert_eq!(without, [0, 0, 0]);
-        assert_eq!(with, [3, 3, 1]);
+        assert_eq!(without, [0, 0, 0, 0]);
+        assert_eq!(with, [3, 3, 1, 3]);
     }
 
-    /// A disjunction owed is reached by its cheapest disjunct.
+    /// A disjunction owed is reached by its cheapest disjunct (LM-cut: one cut, the moves
+    /// into `s1` and into `l3`, after which `s1` is free).
     #[test]
     fn a_disjunction_owed_costs_its_cheapest_disjunct() {
         let [_, with] = estimates("l0", "(at l0)", "(sometime (or (at l3) (at s1)))");
-        assert_eq!(with, [1, 1, 1]);
+        assert_eq!(with, [1, 1, 1, 1]);
     }
 
     /// `sometime-before φ ψ` with φ in the goal: ψ must come first, so it is owed. The
     /// relaxed plan walks both corridors (3 + 4); h_max is the longer (4); the landmarks
-    /// are `l1`, `l2`, `l3`, and ψ owed counts as one more.
+    /// are `l1`, `l2`, `l3`, and ψ owed counts as one more; LM-cut cuts all seven moves.
     #[test]
     fn sometime_before_a_goal_owes_its_condition() {
         let [without, with] = estimates("l0", "(at l3)", "(sometime-before (at l3) (at s4))");
-        assert_eq!(without, [3, 3, 3]);
-        assert_eq!(with, [7, 4, 4]);
+        assert_eq!(without, [3, 3, 3, 3]);
+        assert_eq!(with, [7, 4, 4, 7]);
     }
 
     /// `sometime-after φ ψ` with φ owed by a `sometime`: ψ is owed too.
@@ -411,7 +425,7 @@ mod tests {
             "(at l0)",
             "(sometime (at l2)) (sometime-after (at l2) (at s2))",
         );
-        assert_eq!(with, [4, 2, 2]);
+        assert_eq!(with, [4, 2, 2, 4]);
     }
 
     /// Pending: φ holds in the initial state and ψ has not since, so ψ is owed; from `l1`
@@ -419,8 +433,8 @@ mod tests {
     #[test]
     fn sometime_after_pending_owes_its_consequence() {
         let [without, with] = estimates("l1", "(at l0)", "(sometime-after (at l1) (at s1))");
-        assert_eq!(without, [1, 1, 1]);
-        assert_eq!(with, [2, 2, 2]);
+        assert_eq!(without, [1, 1, 1, 1]);
+        assert_eq!(with, [2, 2, 2, 2]);
     }
 
     /// A `sometime-after` whose φ no plan has to reach owes nothing: a plan may stay away
@@ -428,15 +442,15 @@ mod tests {
     #[test]
     fn sometime_after_a_condition_nobody_needs_owes_nothing() {
         let [_, with] = estimates("l0", "(at l0)", "(sometime-after (at l3) (at s4))");
-        assert_eq!(with, [0, 0, 0]);
+        assert_eq!(with, [0, 0, 0, 0]);
     }
 
     /// What is owed and unreachable in the relaxation is a dead end.
     #[test]
     fn an_unreachable_item_owed_is_a_dead_end() {
         let [without, with] = estimates("l0", "(at l0)", "(sometime (at x))");
-        assert_eq!(without, [0, 0, 0]);
-        assert_eq!([with[0], with[1]], [INFINITE, INFINITE]);
+        assert_eq!(without, [0, 0, 0, 0]);
+        assert_eq!([with[0], with[1], with[3]], [INFINITE, INFINITE, INFINITE]);
     }
 
     /// A literal over five 0-ary atoms, a condition of one or two of them.
@@ -552,9 +566,10 @@ mod tests {
             ..ProptestConfig::default()
         })]
 
-        /// What the rules owe is owed by every plan: h_max with it stays at most the length
-        /// of the shortest plan that keeps the rules (found by trying every sequence up to
-        /// 4 steps), and neither estimate calls a state a dead end when such a plan exists.
+        /// What the rules owe is owed by every plan: h_max and LM-cut with it stay at most
+        /// the length of the shortest plan that keeps the rules (found by trying every
+        /// sequence up to 4 steps), LM-cut is at least h_max, and no estimate calls a state
+        /// a dead end when such a plan exists.
         #[test]
         fn what_is_owed_keeps_h_max_admissible((domain, problem) in owing_task()) {
             let task = ground(&domain, &problem);
@@ -568,9 +583,13 @@ mod tests {
             max.keep_rules(&task);
             let mut ff = Heuristic::new(&task, Relaxation::Ff);
             ff.keep_rules(&task);
+            let mut lmcut = LmCut::new(&task);
             let h = max.evaluate(&s);
             prop_assert!(h as usize <= n, "h_max {h} > {n}\n{domain}\n{problem}");
             prop_assert_ne!(ff.evaluate(&s), INFINITE, "{}\n{}", domain, problem);
+            let cut = lmcut.evaluate(&s);
+            prop_assert!(cut as usize <= n, "LM-cut {cut} > {n}\n{domain}\n{problem}");
+            prop_assert!(h <= cut, "h_max {h} > LM-cut {cut}\n{domain}\n{problem}");
         }
     }
 }

@@ -9,6 +9,7 @@
 //! precondition (the rarest would be better, the first is good enough), so a state only
 //! looks at the actions whose filed atom it makes true, plus those with no positive atom.
 
+use std::cell::Cell;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,6 +55,11 @@ pub enum Algorithm {
     /// runs to its end has proved that plan a shortest one.
     LamaAnytime,
 }
+
+/// How often [`Run::interrupted`] reads the clock for the time limit: every this many asks
+/// (a read costs tens of nanoseconds; an ask is made before every successor, and every
+/// 16,384 units of work inside an estimate).
+const CLOCK_EVERY: u32 = 64;
 
 /// The memory limit of a search when the user sets none, in MiB: every front end's default
 /// (`safeplan plan --max-memory`, Python's `max_memory_mib`, MCP's `find_plan`).
@@ -480,8 +486,13 @@ pub(crate) struct Run<'a> {
     scratch: Scratch,
     next: Vec<u64>,
     ops: Vec<u32>,
-    /// Set when an expansion saw the cancellation flag part way: the search stops there.
+    /// Set when an expansion saw the cancellation flag (or the time limit) part way: the
+    /// search stops there, with [`Run::interruption`]'s limit.
     pub(crate) cancelled: bool,
+    /// How many times [`Run::interrupted`] was asked, and whether it has seen the time
+    /// limit pass (for good).
+    asks: Cell<u32>,
+    out_of_time: Cell<bool>,
     /// Bytes a search keeps outside the state space (LAMA's queues of deferred successors),
     /// counted against [`Limits::max_memory`] with it.
     pub(crate) extra_bytes: usize,
@@ -574,9 +585,17 @@ impl<'a> Run<'a> {
         None
     }
 
-    /// Whether the caller asked the search to stop (the cancellation flag, or the thread's
-    /// abandon watch): two loads, cheap enough to ask before every successor.
+    /// Whether the search must stop now: the caller asked (the cancellation flag, or the
+    /// thread's abandon watch: two loads, cheap enough to ask before every successor), or
+    /// the time limit has passed (the clock read every [`CLOCK_EVERY`] asks). Asked inside
+    /// expansions and estimates too, so one expansion of a state with thousands of
+    /// successors, each an LM-cut estimate of a large task, does not run the search far
+    /// past its time limit (satellite p30-HC: 90 s under a 30 s limit before).
     pub(crate) fn interrupted(&self) -> bool {
+        self.flagged() || self.past_time()
+    }
+
+    fn flagged(&self) -> bool {
         self.limits
             .cancel
             .as_ref()
@@ -584,8 +603,33 @@ impl<'a> Run<'a> {
             || safeplan_validate::abandoned_now()
     }
 
+    fn past_time(&self) -> bool {
+        if self.out_of_time.get() {
+            return true;
+        }
+        let Some(t) = self.limits.time else {
+            return false;
+        };
+        let asks = self.asks.get().wrapping_add(1);
+        self.asks.set(asks);
+        if asks.is_multiple_of(CLOCK_EVERY) && self.start.elapsed() >= t {
+            self.out_of_time.set(true);
+        }
+        self.out_of_time.get()
+    }
+
+    /// The limit that [`Run::interrupted`] stopped the search for: the time limit when it
+    /// has passed and the caller did not ask, else a cancellation.
+    pub(crate) fn interruption(&self) -> LimitKind {
+        if self.out_of_time.get() && !self.flagged() {
+            LimitKind::Time
+        } else {
+            LimitKind::Cancelled
+        }
+    }
+
     fn cancelled(self, algorithm: Algorithm) -> SearchResult {
-        let limit = LimitKind::Cancelled;
+        let limit = self.interruption();
         self.finish(Outcome::LimitReached { limit }, algorithm)
     }
 
@@ -690,6 +734,8 @@ pub(crate) fn search(
         next: Vec::with_capacity(layout.words),
         ops: Vec::new(),
         cancelled: false,
+        asks: Cell::new(0),
+        out_of_time: Cell::new(false),
         extra_bytes: 0,
     };
     // What the search builds from the task (the successor index, the estimate) takes a
@@ -742,7 +788,7 @@ pub(crate) fn search(
         Algorithm::LamaAnytime => return crate::lama::lama_anytime(run, root),
         Algorithm::Astar => relaxed(Relaxation::Max),
         Algorithm::Gbfs => relaxed(Relaxation::Ff),
-        Algorithm::Lmcut => LmCut::new_unless(task, &stop).map(Estimator::LmCut),
+        Algorithm::Lmcut => LmCut::new_unless(task, run.keeps_rules(), &stop).map(Estimator::LmCut),
     };
     match estimator {
         Some(h) => best_first(run, root, h, algorithm),
@@ -760,7 +806,7 @@ fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
         }
         run.expand(id, &mut succ);
         if run.cancelled {
-            let limit = LimitKind::Cancelled;
+            let limit = run.interruption();
             return run.finish(Outcome::LimitReached { limit }, Algorithm::Bfs);
         }
         for &(_, nid, new) in &succ {
@@ -815,7 +861,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         value
     };
     let cancelled = |run: Run<'_>| {
-        let limit = LimitKind::Cancelled;
+        let limit = run.interruption();
         run.finish(Outcome::LimitReached { limit }, algorithm)
     };
     let Some(h0) = eval_h(&mut h, &mut run, root) else {
@@ -859,7 +905,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         }
         run.expand(id, &mut succ);
         if run.cancelled {
-            let limit = LimitKind::Cancelled;
+            let limit = run.interruption();
             return run.finish(Outcome::LimitReached { limit }, algorithm);
         }
         for &(op, nid, new) in &succ {
