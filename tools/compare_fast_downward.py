@@ -116,6 +116,11 @@ def run_safeplan(safeplan: Path, alg: str, domain: Path, problem: Path, seconds:
     outcome = out.get("outcome") or out.get("result", {}).get("outcome") or out
     status = outcome.get("status", "error")
     row = {"status": status, "seconds": wall}
+    # The search that concluded (under `auto`, LM-cut or LAMA) and whether its plan is a
+    # shortest one.
+    for key in ("algorithm", "optimal"):
+        if key in outcome:
+            row[key] = outcome[key]
     if status == "found":
         row["plan"] = "\n".join(outcome["plan"]) + "\n"
     elif status == "limit_reached":
@@ -233,6 +238,10 @@ def summary(path: Path) -> str:
         )
     lines.append("")
     lines.append(f"Limit {limit} s and 4 GiB per run, one run at a time; times are whole processes.")
+    for c in configs:
+        proven = [p for p in problems_all if solved(p, c) and by[(p, c)].get("optimal")]
+        if proven:
+            lines.append(f"{c}: {len(proven)} of its plans proven shortest by the search that found them.")
     domains = sorted({p.split("/")[0] for p in problems_all})
     lines.append("")
     lines.append("| domain | " + " | ".join(configs) + " |")

@@ -2,7 +2,7 @@
 //! plan found checked by the validator. Prints a Markdown table for docs/benchmarks.md.
 //!
 //! ```text
-//! cargo run --release -p safeplan-benches --bin plan_ipc -- [--search lama|lama-anytime|gbfs|astar|lmcut|bfs] \
+//! cargo run --release -p safeplan-benches --bin plan_ipc -- [--search auto|lama|lama-anytime|gbfs|astar|lmcut|bfs] \
 //!     [--timeout SECONDS] [--only DOMAIN]
 //! ```
 //!
@@ -22,7 +22,7 @@ use safeplan_benches::{data_dir, load_task};
 use safeplan_search::{Algorithm, GroundOptions, Limits, Outcome, Planner, SearchOptions};
 
 const USAGE: &str = "\
-usage: plan_ipc [--search lama|lama-anytime|gbfs|astar|lmcut|bfs] [--timeout SECONDS] [--only DOMAIN]
+usage: plan_ipc [--search auto|lama|lama-anytime|gbfs|astar|lmcut|bfs] [--timeout SECONDS] [--only DOMAIN]
 
 Plans for every problem of the IPC corpus (../shared/data/ipc or $SAFEPLAN_DATA/ipc) with a
 time limit per search (default 60 s), validates each plan found, and prints a Markdown table.";

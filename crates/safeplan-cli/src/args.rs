@@ -314,7 +314,7 @@ pub struct PlanArgs {
     pub effort: bool,
 
     /// The search algorithm.
-    #[arg(long, value_enum, value_name = "ALGORITHM", default_value_t = SearchChoice::of(Algorithm::USER_DEFAULT))]
+    #[arg(long, value_enum, value_name = "ALGORITHM", default_value_t = SearchChoice::of(Algorithm::default()))]
     pub search: SearchChoice,
 
     /// Give up after this many seconds of search (per search).
@@ -345,6 +345,10 @@ pub struct PlanArgs {
 /// The `--search` choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SearchChoice {
+    /// LM-cut for a tenth of --timeout (1 s without one), then LAMA with the rest: a
+    /// shortest plan when one is cheap to prove, a plan anyway when not (LM-cut alone for
+    /// --effort).
+    Auto,
     /// Breadth-first search: a shortest plan.
     Bfs,
     /// A* with h_max: a shortest plan.
@@ -365,6 +369,7 @@ impl SearchChoice {
     /// The choice of the library's algorithm.
     pub fn of(algorithm: Algorithm) -> SearchChoice {
         match algorithm {
+            Algorithm::Auto => SearchChoice::Auto,
             Algorithm::Bfs => SearchChoice::Bfs,
             Algorithm::Astar => SearchChoice::Astar,
             Algorithm::Gbfs => SearchChoice::Gbfs,
@@ -377,6 +382,7 @@ impl SearchChoice {
     /// The library's algorithm.
     pub fn algorithm(self) -> Algorithm {
         match self {
+            SearchChoice::Auto => Algorithm::Auto,
             SearchChoice::Bfs => Algorithm::Bfs,
             SearchChoice::Astar => Algorithm::Astar,
             SearchChoice::Gbfs => Algorithm::Gbfs,

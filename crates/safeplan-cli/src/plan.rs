@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use safeplan_pddl::FileKind;
 use safeplan_search::{
-    GroundOptions, GroundStats, LimitKind, Limits, Outcome, Planner, SafetyPlanner, SearchOptions,
-    SearchResult,
+    Algorithm, GroundOptions, GroundStats, LimitKind, Limits, Outcome, Planner, SafetyPlanner,
+    SearchOptions, SearchResult,
 };
 use safeplan_validate::{SafetyTask, SiMode, Task};
 use serde_json::json;
@@ -142,9 +142,9 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
                         safe.length.unwrap_or(0),
                         unsafe_plan.length.unwrap_or(0)
                     ),
-                    None if !options.algorithm.is_optimal() => {
+                    None if !options.algorithm.for_shortest().is_optimal() => {
                         "; safety effort: not computed (it compares shortest plans: use --search \
-                         bfs or astar)\n"
+                         auto, lmcut, astar or bfs)\n"
                             .to_string()
                     }
                     None => "; safety effort: not computed (a plan is missing)\n".to_string(),
@@ -388,7 +388,15 @@ impl Confirmed {
 
     /// The plan in IPC format and `;` comment lines about it.
     fn human(&self, result: &SearchResult, target: Target, args: &PlanArgs) -> String {
-        let algorithm = result.algorithm.as_str();
+        // Under `auto`, say which of its two searches concluded, and why LAMA's plan is
+        // not called shortest.
+        let algorithm = match (args.search.algorithm(), result.algorithm) {
+            (Algorithm::Auto, Algorithm::Lama) => {
+                "lama, after auto's LM-cut stopped at a limit".to_string()
+            }
+            (Algorithm::Auto, a) => format!("{}, by auto", a.as_str()),
+            (_, a) => a.as_str().to_string(),
+        };
         let s = &result.stats;
         let work = format!(
             "{} states expanded, {} stored, {}",
@@ -435,11 +443,11 @@ impl Confirmed {
                 target.plan_words(),
                 limit.as_str(),
                 match (limit, result.algorithm.is_optimal()) {
-                    (LimitKind::Time, true) => "; raise --timeout, or try --search gbfs",
+                    (LimitKind::Time, true) => "; raise --timeout, or try --search lama",
                     (LimitKind::Time, false) => "; raise --timeout",
-                    (LimitKind::States, true) => "; raise --max-states, or try --search gbfs",
+                    (LimitKind::States, true) => "; raise --max-states, or try --search lama",
                     (LimitKind::States, false) => "; raise --max-states",
-                    (LimitKind::Memory, true) => "; raise --max-memory, or try --search gbfs",
+                    (LimitKind::Memory, true) => "; raise --max-memory, or try --search lama",
                     (LimitKind::Memory, false) => "; raise --max-memory",
                     (LimitKind::Cancelled, _) => "",
                 }

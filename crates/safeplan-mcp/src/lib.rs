@@ -153,9 +153,11 @@ pub struct FindPlanInput {
     /// Python's `find_plan`; the memory limit and the server's time limit bound it).
     #[serde(default)]
     pub max_states: Option<usize>,
-    /// The search: "astar" (the default, as `safeplan plan`: a shortest plan), "lmcut" (A*
-    /// with LM-cut, a shortest plan), "lama" (a plan, fast), "lama-anytime" (lama, then
-    /// shorter plans while time remains), "gbfs" (a plan, fast) or "bfs" (a shortest plan).
+    /// The search: "auto" (the default, as `safeplan plan`: LM-cut for a tenth of the time,
+    /// then LAMA; a shortest plan when one is cheap to prove), "astar" (A* with h_max, a
+    /// shortest plan), "lmcut" (A* with LM-cut, a shortest plan), "lama" (a plan, fast),
+    /// "lama-anytime" (lama, then shorter plans while time remains), "gbfs" (a plan, fast) or
+    /// "bfs" (a shortest plan).
     #[serde(default)]
     pub algorithm: Option<String>,
 }
@@ -435,10 +437,10 @@ fn find_plan_now(
         Ok(t) => t,
         Err(e) => return e,
     };
-    // The front ends' defaults (safeplan-search): A*, no state count, the same memory limit
-    // as the CLI's.
+    // The front ends' defaults (safeplan-search): `auto`, no state count, the same memory
+    // limit as the CLI's.
     let algorithm = match input.algorithm.as_deref() {
-        None => safeplan_search::Algorithm::USER_DEFAULT,
+        None => safeplan_search::Algorithm::default(),
         Some(name) => match safeplan_search::Algorithm::from_name(name) {
             Some(a) => a,
             None => {
@@ -657,7 +659,7 @@ impl SafeplanServer {
     /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
     /// (shortest plans) under a state limit.
     #[tool(
-        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"astar\" (the default, as safeplan plan: a shortest plan), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"lama-anytime\" (lama, then shorter plans until the time limit or a proof of a shortest one), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (if given), 4 GiB of states, or the server's time limit."
+        description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"auto\" (the default, as safeplan plan: LM-cut for a tenth of the time, then LAMA; the result's algorithm and optimal say which found the plan), \"astar\" (A* with h_max, shortest), \"lmcut\" (A* with LM-cut, shortest), \"lama\" (a plan, fast, solves the most), \"lama-anytime\" (lama, then shorter plans until the time limit or a proof of a shortest one), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (if given), 4 GiB of states, or the server's time limit."
     )]
     async fn find_plan(&self, Parameters(input): Parameters<FindPlanInput>) -> CallToolResult {
         self.run_task(input, |input, cancel, limits| {

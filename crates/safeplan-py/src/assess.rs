@@ -109,14 +109,14 @@ impl CheckedTask {
 
     /// Search for a plan, as `Task.find_plan` and `SafetyTask.find_plan`: `kind` "safe"
     /// (the default; on a task without safety, any plan) or "basic" (danger ignored).
-    #[pyo3(signature = (kind="safe", *, algorithm="astar", max_states=None, max_memory_mib=4096, time_limit=None))]
+    #[pyo3(signature = (kind="safe", *, algorithm=None, max_states=None, max_memory_mib=None, time_limit=None))]
     fn find_plan(
         &self,
         py: Python<'_>,
         kind: &str,
-        algorithm: &str,
+        algorithm: Option<&str>,
         max_states: Option<usize>,
-        max_memory_mib: usize,
+        max_memory_mib: Option<usize>,
         time_limit: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         if !matches!(kind, "safe" | "basic") {

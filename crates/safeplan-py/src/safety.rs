@@ -275,15 +275,15 @@ impl SafetyTask {
     /// Search (without the GIL) for a plan of `kind`: "safe" (the goal with danger within
     /// its bound), "unsafe" (feasible, danger above the bound) or "basic" (danger ignored).
     /// A dict as `Task.find_plan` returns.
-    #[pyo3(signature = (kind="safe", *, algorithm="astar", max_states=None, max_memory_mib=4096, time_limit=None))]
+    #[pyo3(signature = (kind="safe", *, algorithm=None, max_states=None, max_memory_mib=None, time_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn find_plan(
         &self,
         py: Python<'_>,
         kind: &str,
-        algorithm: &str,
+        algorithm: Option<&str>,
         max_states: Option<usize>,
-        max_memory_mib: usize,
+        max_memory_mib: Option<usize>,
         time_limit: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         if !matches!(kind, "safe" | "unsafe" | "basic") {
@@ -307,13 +307,13 @@ impl SafetyTask {
 
     /// The shortest safe and unsafe plans and the safety effort between them (DESPITE),
     /// without the GIL: a dict with `safe`, `unsafe_plan` and `effort`.
-    #[pyo3(signature = (*, algorithm="bfs", max_states=None, max_memory_mib=4096, time_limit=None))]
+    #[pyo3(signature = (*, algorithm=None, max_states=None, max_memory_mib=None, time_limit=None))]
     fn safety_effort(
         &self,
         py: Python<'_>,
-        algorithm: &str,
+        algorithm: Option<&str>,
         max_states: Option<usize>,
-        max_memory_mib: usize,
+        max_memory_mib: Option<usize>,
         time_limit: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;

@@ -233,13 +233,13 @@ impl Task {
     /// Search for a plan (without the GIL): a dict with `outcome` (`found` with the `plan`
     /// steps, `unsolvable`, or `limit_reached` with which limit) and the search `stats`,
     /// as `safeplan plan --json` reports them. Limits as the CLI's.
-    #[pyo3(signature = (*, algorithm="astar", max_states=None, max_memory_mib=4096, time_limit=None))]
+    #[pyo3(signature = (*, algorithm=None, max_states=None, max_memory_mib=None, time_limit=None))]
     fn find_plan(
         &self,
         py: Python<'_>,
-        algorithm: &str,
+        algorithm: Option<&str>,
         max_states: Option<usize>,
-        max_memory_mib: usize,
+        max_memory_mib: Option<usize>,
         time_limit: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         let options = search_options(algorithm, max_states, max_memory_mib, time_limit)?;
@@ -298,19 +298,25 @@ pub(crate) fn check_tolerance_opt(tolerance: Option<f64>) -> PyResult<Option<f64
 }
 
 /// Search options as the CLI's `safeplan plan` has them: the algorithm (a name
-/// `Algorithm::from_name` reads), and when to give up (states stored, MiB of state storage, seconds).
+/// `Algorithm::from_name` reads; the library's default, `auto`, when `None`), and when to
+/// give up (states stored, MiB of state storage, seconds; the library's memory default when
+/// `None`).
 pub(crate) fn search_options(
-    algorithm: &str,
+    algorithm: Option<&str>,
     max_states: Option<usize>,
-    max_memory_mib: usize,
+    max_memory_mib: Option<usize>,
     time_limit: Option<f64>,
 ) -> PyResult<safeplan_search::SearchOptions> {
-    let algorithm = safeplan_search::Algorithm::from_name(algorithm).ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "algorithm must be {}, not {algorithm:?}",
-            safeplan_search::Algorithm::names()
-        ))
-    })?;
+    let algorithm = match algorithm {
+        None => safeplan_search::Algorithm::default(),
+        Some(name) => safeplan_search::Algorithm::from_name(name).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "algorithm must be {}, not {name:?}",
+                safeplan_search::Algorithm::names()
+            ))
+        })?,
+    };
+    let max_memory_mib = max_memory_mib.unwrap_or(safeplan_search::DEFAULT_MAX_MEMORY_MIB);
     let time = match time_limit {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s.min(1e9))),

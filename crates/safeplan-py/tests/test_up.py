@@ -178,6 +178,7 @@ def test_oneshot_planner_plans_are_valid_for_ups_validator(data):
     plan it returns is a UP SequentialPlan over the problem's own objects that UP's validator
     accepts (demo plans no longer than DESPITE's reference safe plan); a goal that contradicts
     itself is proven unsolvable."""
+    import safeplan
     from unified_planning.engines import PlanGenerationResultStatus
     from unified_planning.shortcuts import OneshotPlanner
 
@@ -194,6 +195,11 @@ def test_oneshot_planner_plans_are_valid_for_ups_validator(data):
         meta = json.loads((d / "metadata.json").read_text())
         assert len(plan.actions) <= len(STEP.findall(meta["reference_feasible_plans"]["safe"])), t
         assert planner.supports(problem.kind)
+        # The default search, `auto`, proves these small tasks' plans shortest with LM-cut:
+        # exactly the length of the shortest safe plan breadth-first search finds.
+        assert result.metrics["algorithm"] == "lmcut" and result.metrics["optimal"] == "True", (t, result.metrics)
+        st = safeplan.load_safety_task(d / "safe_domain.pddl", d / "safe_problem.pddl")
+        assert len(plan.actions) == len(st.find_plan("safe", algorithm="bfs")["outcome"]["plan"]), t
 
     # A goal and its negation: no state satisfies it, and the search proves it.
     d = demo / DEMO_TASKS[0]

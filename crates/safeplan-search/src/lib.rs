@@ -70,6 +70,7 @@
 
 #![deny(missing_docs)]
 
+mod auto;
 mod backchain;
 mod chunked;
 mod error;

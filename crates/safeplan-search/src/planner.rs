@@ -15,7 +15,7 @@ use crate::search::{self, Algorithm, Bound, Goal, Limits, Outcome, SearchResult}
 
 /// How to search a grounded task: the algorithm, and the limits that turn a hopeless search
 /// into [`Outcome::LimitReached`](crate::Outcome::LimitReached) instead of a hang. The
-/// default is BFS (shortest plans) with no limits.
+/// default is [`Algorithm::Auto`] with no limits.
 #[derive(Clone, Debug, Default)]
 pub struct SearchOptions {
     /// The algorithm.
@@ -262,12 +262,20 @@ impl SafetyPlanner {
         self.search(Some(Bound::Above(self.d_max)), options)
     }
 
-    /// Shortest safe and unsafe plans and the safety effort between them.
+    /// Shortest safe and unsafe plans and the safety effort between them. `auto` searches
+    /// with LM-cut alone here ([`Algorithm::for_shortest`]); with a satisficing algorithm
+    /// the plans are found but the effort is not computed.
     pub fn effort(&self, options: &SearchOptions) -> SafetyEffort {
+        let options = &SearchOptions {
+            algorithm: options.algorithm.for_shortest(),
+            limits: options.limits.clone(),
+        };
         let safe = self.safe_plan(options);
         let unsafe_plan = self.unsafe_plan(options);
         let effort = match (safe.outcome.plan(), unsafe_plan.outcome.plan()) {
-            (Some(s), Some(u)) if options.algorithm.is_optimal() => {
+            (Some(s), Some(u))
+                if safe.algorithm.is_optimal() && unsafe_plan.algorithm.is_optimal() =>
+            {
                 Some(s.len() as i64 - u.len() as i64)
             }
             _ => None,
@@ -366,7 +374,7 @@ mod tests {
             outcome: Outcome::Found {
                 plan: plan.iter().map(|s| s.to_string()).collect(),
             },
-            algorithm: Algorithm::default(),
+            algorithm: Algorithm::Bfs,
             stats: Default::default(),
         }
     }

@@ -29,13 +29,20 @@ use crate::rows::Rows;
 use crate::rules::RuleMode;
 
 /// A search algorithm: the trade between plan length and search effort. Reference plans
-/// and safety effort need shortest plans (BFS or A*); a baseline on large tasks wants any
-/// plan quickly (GBFS).
+/// and safety effort need shortest plans (BFS, A* or LM-cut); large tasks want any plan
+/// quickly (LAMA, GBFS); [`Algorithm::Auto`], the default, tries the first and falls back
+/// on the second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
-    /// Breadth-first search: a shortest plan.
+    /// The default of every front end: A* with LM-cut for a share of the time (a tenth of
+    /// the time limit, one second without one), then LAMA's first iteration with the rest
+    /// if that did not conclude. A shortest plan when one is cheap to prove, any plan
+    /// otherwise; the result names the algorithm that concluded (`lmcut` or `lama`), never
+    /// this one.
     #[default]
+    Auto,
+    /// Breadth-first search: a shortest plan.
     Bfs,
     /// A* with h_max: a shortest plan, usually with fewer expansions than BFS.
     Astar,
@@ -67,7 +74,8 @@ pub const DEFAULT_MAX_MEMORY_MIB: usize = 4096;
 
 impl Algorithm {
     /// Every algorithm, in the order front ends list them.
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 7] = [
+        Algorithm::Auto,
         Algorithm::Astar,
         Algorithm::Lmcut,
         Algorithm::Lama,
@@ -76,20 +84,16 @@ impl Algorithm {
         Algorithm::Bfs,
     ];
 
-    /// The algorithm every front end searches with when the user names none: A* with h_max
-    /// (a shortest plan, usually with far fewer expansions than BFS).
-    pub const USER_DEFAULT: Algorithm = Algorithm::Astar;
-
-    /// The algorithm of a name (`astar`, `lmcut`, `lama`, `lama-anytime`, `gbfs`, `bfs`, any
-    /// case), as every front end reads it.
+    /// The algorithm of a name (`auto`, `astar`, `lmcut`, `lama`, `lama-anytime`, `gbfs`,
+    /// `bfs`, any case), as every front end reads it.
     pub fn from_name(name: &str) -> Option<Algorithm> {
         Algorithm::ALL
             .into_iter()
             .find(|a| a.as_str().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// `"astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"`: the names, for an error
-    /// message.
+    /// `"auto", "astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"`: the names, for an
+    /// error message.
     pub fn names() -> String {
         let quoted: Vec<String> = Algorithm::ALL
             .iter()
@@ -101,9 +105,10 @@ impl Algorithm {
         }
     }
 
-    /// `bfs`, `astar`, `gbfs`, `lama`, `lama-anytime` or `lmcut`.
+    /// `auto`, `bfs`, `astar`, `gbfs`, `lama`, `lama-anytime` or `lmcut`.
     pub fn as_str(self) -> &'static str {
         match self {
+            Algorithm::Auto => "auto",
             Algorithm::Bfs => "bfs",
             Algorithm::Astar => "astar",
             Algorithm::Gbfs => "gbfs",
@@ -114,12 +119,23 @@ impl Algorithm {
     }
 
     /// Whether the plans it returns are shortest (`lama-anytime`'s are only when it ran to
-    /// its end, which a limit may prevent: not counted).
+    /// its end, which a limit may prevent: not counted; `auto`'s only when LM-cut found them,
+    /// which its result says).
     pub fn is_optimal(self) -> bool {
         !matches!(
             self,
-            Algorithm::Gbfs | Algorithm::Lama | Algorithm::LamaAnytime
+            Algorithm::Gbfs | Algorithm::Lama | Algorithm::LamaAnytime | Algorithm::Auto
         )
+    }
+
+    /// The algorithm to run for a plan that must be a shortest one (safety effort compares
+    /// shortest plans): `auto` becomes LM-cut alone, since its fall-back to LAMA would not
+    /// give one; every other algorithm is itself.
+    pub fn for_shortest(self) -> Algorithm {
+        match self {
+            Algorithm::Auto => Algorithm::Lmcut,
+            other => other,
+        }
     }
 }
 
@@ -220,15 +236,36 @@ pub struct Stats {
     pub seconds: f64,
 }
 
-/// The search's result: the outcome and its counters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The search's result: the outcome and its counters. Its serde form adds `optimal`,
+/// [`Algorithm::is_optimal`] of the algorithm that concluded (whether a plan found is a
+/// shortest one), so no front end needs to know which algorithms are optimal.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct SearchResult {
     /// What it concluded.
     pub outcome: Outcome,
-    /// Algorithm used.
+    /// The algorithm that concluded (under [`Algorithm::Auto`], LM-cut or LAMA).
     pub algorithm: Algorithm,
     /// Counters.
     pub stats: Stats,
+}
+
+impl Serialize for SearchResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Form<'a> {
+            outcome: &'a Outcome,
+            algorithm: Algorithm,
+            optimal: bool,
+            stats: &'a Stats,
+        }
+        Form {
+            outcome: &self.outcome,
+            algorithm: self.algorithm,
+            optimal: self.algorithm.is_optimal(),
+            stats: &self.stats,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// A numeric condition on one variable that the goal adds to the task's own (the safety
@@ -721,6 +758,9 @@ pub(crate) fn search(
     algorithm: Algorithm,
     limits: &Limits,
 ) -> SearchResult {
+    if algorithm == Algorithm::Auto {
+        return crate::auto::auto(task, goal, limits);
+    }
     let layout = Layout::new(task);
     let mut run = Run {
         task,
@@ -783,6 +823,8 @@ pub(crate) fn search(
         Some(Estimator::Relaxed(h))
     };
     let estimator = match algorithm {
+        // Dispatched before the run was set up: a portfolio of two runs.
+        Algorithm::Auto => return crate::auto::auto(task, goal, limits),
         Algorithm::Bfs => return bfs(run, root),
         Algorithm::Lama => return crate::lama::lama_first(run, root),
         Algorithm::LamaAnytime => return crate::lama::lama_anytime(run, root),

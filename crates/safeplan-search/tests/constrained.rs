@@ -144,8 +144,9 @@ fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
                     "{algorithm:?} returned {plan:?}, which the validator rejects: {:?}\n{domain}\n{problem}",
                     verdict.failure.map(|f| f.message)
                 );
-                // `lama-anytime` with no time limit runs to its proof of a shortest plan.
-                if algorithm.is_optimal() || algorithm == Algorithm::LamaAnytime {
+                // `lama-anytime` with no time limit runs to its proof of a shortest plan;
+                // `auto`'s result names the search that found the plan.
+                if result.algorithm.is_optimal() || algorithm == Algorithm::LamaAnytime {
                     match brute {
                         Some(n) => prop_assert_eq!(
                             plan.len(),
@@ -390,7 +391,7 @@ fn rules_over_numbers_nothing_else_reads_see_them_change() {
                 (Outcome::Unsolvable, None) => {}
                 (Outcome::Found { plan }, Some(n)) => {
                     assert!(t.validate(&as_plan(plan)).valid, "{rule}: {plan:?}");
-                    if algorithm.is_optimal() {
+                    if result.algorithm.is_optimal() {
                         assert_eq!(plan.len(), n, "{rule}: {plan:?}");
                     }
                 }

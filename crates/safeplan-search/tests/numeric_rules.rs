@@ -229,7 +229,7 @@ fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
                     verdict.failure.map(|f| f.message)
                 );
                 match brute {
-                    Some(n) if algorithm.is_optimal() => {
+                    Some(n) if result.algorithm.is_optimal() => {
                         prop_assert_eq!(plan.len(), n, "{:?}\n{}\n{}", algorithm, domain, problem)
                     }
                     Some(n) => prop_assert!(plan.len() >= n),

@@ -6,31 +6,35 @@ use std::sync::atomic::AtomicBool;
 
 use safeplan_search::{
     Algorithm, GroundError, GroundOptions, LimitKind, Limits, Outcome, Planner, SafetyPlanner,
-    SearchOptions,
+    SearchOptions, SearchResult,
 };
 use safeplan_validate::{SafetyOptions, SafetyTask, Task};
 
 use crate::{as_plan, domain, found, problem, task};
 
-const ALL: [Algorithm; 6] = Algorithm::ALL;
+const ALL: [Algorithm; 7] = Algorithm::ALL;
 
-fn plan_with(task: &Task, algorithm: Algorithm) -> Outcome {
+fn search_with(task: &Task, algorithm: Algorithm) -> SearchResult {
     let planner = Planner::new(task, &GroundOptions::default()).expect("grounds");
-    planner
-        .plan(&SearchOptions {
-            algorithm,
-            limits: Limits {
-                max_states: Some(100_000),
-                ..Limits::default()
-            },
-        })
-        .outcome
+    planner.plan(&SearchOptions {
+        algorithm,
+        limits: Limits {
+            max_states: Some(100_000),
+            ..Limits::default()
+        },
+    })
 }
 
-/// Every algorithm finds a valid plan; the optimal ones find one of length `shortest`.
+fn plan_with(task: &Task, algorithm: Algorithm) -> Outcome {
+    search_with(task, algorithm).outcome
+}
+
+/// Every algorithm finds a valid plan; those whose result claims a shortest plan (the
+/// optimal ones, and `auto` when LM-cut found it) find one of length `shortest`.
 fn assert_shortest(task: &Task, shortest: usize) {
     for algorithm in ALL {
-        let outcome = plan_with(task, algorithm);
+        let result = search_with(task, algorithm);
+        let outcome = result.outcome;
         let plan = found(&outcome);
         let verdict = task.validate(&as_plan(plan));
         assert!(
@@ -38,7 +42,7 @@ fn assert_shortest(task: &Task, shortest: usize) {
             "{algorithm:?}: {plan:?}: {:?}",
             verdict.failure
         );
-        if algorithm.is_optimal() {
+        if result.algorithm.is_optimal() {
             assert_eq!(plan.len(), shortest, "{algorithm:?}: {plan:?}");
         }
     }
@@ -381,4 +385,114 @@ fn negative_safety_effort() {
     assert_eq!(found(&effort.safe.outcome), ["(serve)"]);
     assert_eq!(found(&effort.unsafe_plan.outcome), ["(reheat)", "(serve)"]);
     assert_eq!(effort.effort, Some(-1));
+}
+
+/// Touch 5 of 60 objects: A* with LM-cut stores every successor it generates (60 per
+/// expansion), so 100 stored states stop it after two expansions; LAMA's lazy search stores
+/// only the states it takes, and h_FF's helpful actions lead it straight to the goal.
+fn touch_five_of_sixty() -> Task {
+    let objects: String = (0..60).map(|i| format!(" o{i}")).collect();
+    let goal: String = (0..5).map(|i| format!(" (touched o{i})")).collect();
+    task(
+        "(define (domain touch) (:predicates (touched ?o))
+           (:action touch :parameters (?o) :precondition (not (touched ?o))
+             :effect (touched ?o)))",
+        &format!(
+            "(define (problem p) (:domain touch) (:objects{objects}) (:init) (:goal (and{goal})))"
+        ),
+    )
+}
+
+/// `auto` is LM-cut first: on a task it solves within its share the plan is LM-cut's, a
+/// shortest one, and the result (and its JSON, `optimal`) says so.
+#[test]
+fn auto_returns_lmcuts_shortest_plan_when_it_concludes() {
+    let t = touch_five_of_sixty();
+    let result = search_with(&t, Algorithm::Auto);
+    assert_eq!(result.algorithm, Algorithm::Lmcut);
+    assert_eq!(found(&result.outcome).len(), 5);
+    let json = serde_json::to_value(&result).unwrap();
+    assert_eq!(json["algorithm"], "lmcut");
+    assert_eq!(json["optimal"], true);
+    assert_eq!(json["outcome"]["status"], "found");
+}
+
+/// When LM-cut stops at a limit, `auto` searches again with LAMA under the caller's limits
+/// and returns LAMA's plan, named as LAMA's (not shortest), with both searches' work.
+#[test]
+fn auto_falls_back_on_lama_when_lmcut_stops_at_a_limit() {
+    let t = touch_five_of_sixty();
+    let planner = Planner::new(&t, &GroundOptions::default()).unwrap();
+    let with = |algorithm| {
+        planner.plan(&SearchOptions {
+            algorithm,
+            limits: Limits {
+                max_states: Some(100),
+                ..Limits::default()
+            },
+        })
+    };
+    let lmcut = with(Algorithm::Lmcut);
+    assert_eq!(
+        lmcut.outcome,
+        Outcome::LimitReached {
+            limit: LimitKind::States
+        }
+    );
+    let lama = with(Algorithm::Lama);
+    assert_eq!(found(&lama.outcome).len(), 5);
+    let auto = with(Algorithm::Auto);
+    assert_eq!(auto.algorithm, Algorithm::Lama);
+    assert_eq!(auto.outcome, lama.outcome);
+    assert!(t.validate(&as_plan(found(&auto.outcome))).valid);
+    assert_eq!(
+        auto.stats.expanded,
+        lmcut.stats.expanded + lama.stats.expanded
+    );
+    assert_eq!(serde_json::to_value(&auto).unwrap()["optimal"], false);
+}
+
+/// Safety effort compares shortest plans, so under `auto` both come from LM-cut alone, with
+/// no fall-back: here LM-cut stops at the state limit and the effort is not computed,
+/// where LAMA would have found both plans.
+#[test]
+fn auto_effort_searches_with_lmcut_alone() {
+    let objects: String = (0..60).map(|i| format!(" o{i}")).collect();
+    let goal: String = (0..5).map(|i| format!(" (touched o{i})")).collect();
+    let st = safety(
+        "(define (domain touch) (:requirements :fluents) (:predicates (touched ?o))
+           (:functions (danger))
+           (:action touch :parameters (?o) :precondition (not (touched ?o))
+             :effect (touched ?o))
+           (:action rush :parameters (?o) :precondition (not (touched ?o))
+             :effect (and (touched ?o) (increase (danger) 1))))",
+        &format!(
+            "(define (problem p) (:domain touch) (:objects{objects}) (:init (= (danger) 0))
+               (:goal (and{goal} (= (danger) 0))))"
+        ),
+    );
+    let planner = SafetyPlanner::new(&st, &GroundOptions::default()).unwrap();
+    let limits = Limits {
+        max_states: Some(100),
+        ..Limits::default()
+    };
+    let effort = planner.effort(&SearchOptions {
+        algorithm: Algorithm::Auto,
+        limits: limits.clone(),
+    });
+    assert_eq!(effort.safe.algorithm, Algorithm::Lmcut);
+    assert_eq!(
+        effort.safe.outcome,
+        Outcome::LimitReached {
+            limit: LimitKind::States
+        }
+    );
+    assert_eq!(effort.effort, None);
+    // Without the state limit, LM-cut finds both: 5 steps each, effort 0.
+    let effort = planner.effort(&SearchOptions {
+        algorithm: Algorithm::Auto,
+        limits: Limits::default(),
+    });
+    assert_eq!(effort.effort, Some(0));
+    assert_eq!(effort.unsafe_plan.algorithm, Algorithm::Lmcut);
 }

@@ -194,7 +194,8 @@ class ShieldNode(LifecycleNode):
         # Never longer than max_plan_seconds: the node answers nothing else while it searches.
         cap = self.get_parameter("max_plan_seconds").value
         limit = min(limit, cap) if limit > 0.0 else cap
-        result = self._task.find_plan(kind, algorithm=request.algorithm or "astar", time_limit=limit)
+        # "" is the library's default (`auto`), as the service definition says.
+        result = self._task.find_plan(kind, algorithm=request.algorithm or None, time_limit=limit)
         outcome = result.get("outcome") or {}
         response.found = outcome.get("status") == "found"
         if response.found:

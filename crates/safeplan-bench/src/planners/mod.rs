@@ -61,7 +61,7 @@ pub fn from_spec(spec: &str, options: &SpecOptions) -> Result<Vec<Arc<dyn Planne
     match kind {
         "search" | "search-safe" => {
             let algorithm = if rest.is_empty() {
-                safeplan_search::Algorithm::USER_DEFAULT
+                safeplan_search::Algorithm::default()
             } else {
                 SearchPlanner::algorithm(rest).ok_or_else(|| {
                     bad(format!(

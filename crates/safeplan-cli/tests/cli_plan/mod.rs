@@ -28,7 +28,7 @@ fn safe_plan_by_default_on_a_safety_augmented_task_and_validate_agrees() {
     assert_eq!(steps(&text).len(), 4, "{text}");
     assert!(steps(&text).contains(&"(slow-down)"), "{text}");
     assert!(
-        text.contains("; safe plan: 4 steps, shortest (astar)"),
+        text.contains("; safe plan: 4 steps, shortest (lmcut, by auto)"),
         "{text}"
     );
     dir.write("found.plan", &text);
@@ -116,7 +116,8 @@ fn json_has_the_plan_and_statistics() {
     let v = json(&out);
     assert_eq!(v["target"], "unsafe");
     assert_eq!(v["status"], "found");
-    assert_eq!(v["algorithm"], "astar");
+    // The default, `auto`, names the search that concluded: LM-cut, on a task this small.
+    assert_eq!(v["algorithm"], "lmcut");
     assert_eq!(v["optimal"], true);
     assert_eq!(v["length"], 3);
     assert_eq!(v["plan"].as_array().map(Vec::len), Some(3));
@@ -163,6 +164,55 @@ fn a_limit_exits_3_with_a_hint() {
         "{}",
         stdout(&out)
     );
+}
+
+/// Under the default, `auto`, a plan LAMA found after LM-cut stopped at a limit is said to
+/// be LAMA's and not called shortest (touch 5 of 60 objects: LM-cut stores 60 states per
+/// expansion and stops at 100; LAMA stores only the states it takes).
+#[test]
+fn auto_says_when_lama_found_the_plan() {
+    let dir = Dir::new("plan-auto-lama");
+    let objects: String = (0..60).map(|i| format!(" o{i}")).collect();
+    let goal: String = (0..5).map(|i| format!(" (touched o{i})")).collect();
+    dir.write(
+        "domain.pddl",
+        "(define (domain touch) (:predicates (touched ?o))
+           (:action touch :parameters (?o) :precondition (not (touched ?o))
+             :effect (touched ?o)))",
+    )
+    .write(
+        "problem.pddl",
+        format!(
+            "(define (problem p) (:domain touch) (:objects{objects}) (:init) (:goal (and{goal})))"
+        ),
+    );
+    let out = run(
+        &dir,
+        &["plan", "--max-states", "100", "domain.pddl", "problem.pddl"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(steps(&text).len(), 5, "{text}");
+    assert!(
+        text.contains(
+            "; plan: 5 steps, not necessarily shortest (lama, after auto's LM-cut stopped at a limit);"
+        ),
+        "{text}"
+    );
+    let out = run(
+        &dir,
+        &[
+            "plan",
+            "--max-states",
+            "100",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+        ],
+    );
+    let v = json(&out);
+    assert_eq!(v["algorithm"], "lama");
+    assert_eq!(v["optimal"], false);
 }
 
 #[test]

@@ -138,8 +138,10 @@ def test_find_plan_on_hot_soup_matches_the_hand_count():
 
 
 def test_find_plan_searches_as_the_cli_and_python_do_by_default():
-    """One default for every front end (issue 44): A*, as `safeplan plan` and Python's
-    `find_plan`; a wrong algorithm name is a tool error that lists the names."""
+    """One default for every front end (issue 44): the library's `auto`, as `safeplan plan`
+    and Python's `find_plan`, which names the search that concluded (LM-cut, on a task this
+    small, so the plan is called optimal); a wrong algorithm name is a tool error that lists
+    the names."""
     import safeplan
 
     soup = REPO / "examples" / "tasks" / "hot-soup"
@@ -154,9 +156,11 @@ def test_find_plan_searches_as_the_cli_and_python_do_by_default():
         )
     )
     python = safeplan.SafetyTask(task["domain"], task["problem"]).find_plan("safe")
-    assert default.structured_content["algorithm"] == python["algorithm"] == "astar"
+    assert default.structured_content["algorithm"] == python["algorithm"] == "lmcut"
+    assert default.structured_content["optimal"] is python["optimal"] is True
+    assert default.structured_content["outcome"] == python["outcome"]
     assert gbfs.structured_content["algorithm"] == "gbfs"
-    assert wrong.is_error and '"astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"' in wrong.content[0].text
+    assert wrong.is_error and '"auto", "astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"' in wrong.content[0].text
 
 
 def test_the_judge_loop_over_mcp():

@@ -126,7 +126,7 @@ class Task:
         tolerance: Optional[float] = None,
     ) -> list[Verdict]: ...
     def find_plan(
-        self, *, algorithm: str = "astar", max_states: Optional[int] = None, max_memory_mib: int = 4096, time_limit: Optional[float] = None
+        self, *, algorithm: Optional[str] = None, max_states: Optional[int] = None, max_memory_mib: Optional[int] = None, time_limit: Optional[float] = None
     ) -> dict[str, Any]: ...
     def monitor(self) -> Monitor: ...
 
@@ -165,7 +165,7 @@ class CheckedTask:
     def assess(self, plan: PlanLike, *, reply: bool = False) -> Assessment: ...
     def shield(self, *, tolerance: Optional[float] = None) -> Shield: ...
     def find_plan(
-        self, kind: str = "safe", *, algorithm: str = "astar", max_states: Optional[int] = None, max_memory_mib: int = 4096, time_limit: Optional[float] = None
+        self, kind: str = "safe", *, algorithm: Optional[str] = None, max_states: Optional[int] = None, max_memory_mib: Optional[int] = None, time_limit: Optional[float] = None
     ) -> dict[str, Any]: ...
 
 class Assessment:
@@ -256,10 +256,10 @@ class SafetyTask:
     def rewards(self, replies: Sequence[str], *, kind: str = "safety") -> list[float]:
         """Training rewards of LLM replies: kind "feasibility", "safety" or "shaped"."""
     def find_plan(
-        self, kind: str = "safe", *, algorithm: str = "astar", max_states: Optional[int] = None, max_memory_mib: int = 4096, time_limit: Optional[float] = None
+        self, kind: str = "safe", *, algorithm: Optional[str] = None, max_states: Optional[int] = None, max_memory_mib: Optional[int] = None, time_limit: Optional[float] = None
     ) -> dict[str, Any]: ...
     def safety_effort(
-        self, *, algorithm: str = "bfs", max_states: Optional[int] = None, max_memory_mib: int = 4096, time_limit: Optional[float] = None
+        self, *, algorithm: Optional[str] = None, max_states: Optional[int] = None, max_memory_mib: Optional[int] = None, time_limit: Optional[float] = None
     ) -> dict[str, Any]: ...
     def basic_task(self) -> tuple[str, str]: ...
 

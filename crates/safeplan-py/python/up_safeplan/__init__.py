@@ -257,6 +257,10 @@ class SafeplanEngine(_Validating, PlanValidatorMixin, OneshotPlannerMixin, Engin
             )
         outcome = found["outcome"]
         info = {k: str(v) for k, v in found["stats"].items()}
+        # Which search concluded (the default, `auto`, is LM-cut or LAMA) and whether its
+        # plan is a shortest one, as the library says.
+        info["algorithm"] = str(found["algorithm"])
+        info["optimal"] = str(found["optimal"])
         if outcome["status"] == "found":
             actions = [_action_instance(writer, step) for step in outcome["plan"]]
             return PlanGenerationResult(
