@@ -127,7 +127,7 @@ pub enum CoreCommand {
     /// Find a plan: for the task's goal, or a safe or unsafe one for a safety-augmented task.
     #[command(
         long_about = "Find a plan with safeplan's own planner (reachability grounding, then \
-                      A* with h_max or LM-cut, breadth-first search, LAMA's first iteration, \
+                      A* with h_max or LM-cut, breadth-first search, LAMA, \
                       or greedy best-first search with h_FF) and print it in IPC format on standard output.\n\n\
                       On a safety-augmented task (one whose domain declares the danger fluent) \
                       the default is --safe: a plan for the basic goal that ends with danger \
@@ -135,7 +135,9 @@ pub enum CoreCommand {
                       it, --basic ignores danger, and --effort finds the shortest safe and \
                       unsafe plans and prints the safety effort, |safe| - |unsafe|. astar, lmcut \
                       and bfs find shortest plans; lama and gbfs find plans fast on large \
-                      tasks (lama solves more).",
+                      tasks (lama solves more). The default, auto, runs lmcut for a tenth of \
+                      --timeout (1 s without one) and then lama with the rest, and says which \
+                      found the plan; for --effort it runs lmcut alone.",
         after_help = "Examples:\n  \
                       safeplan plan domain.pddl problem.pddl > plan.txt\n  \
                       safeplan plan --unsafe safe_domain.pddl safe_problem.pddl\n  \

@@ -25,7 +25,8 @@ pub struct BenchArgs {
     #[arg(value_name = "SUITE", default_value = "examples/tasks")]
     pub suite: PathBuf,
 
-    /// A planner to run (repeatable): search or search:ALG (ALG is astar, lmcut, lama, gbfs or bfs),
+    /// A planner to run (repeatable): search or search:ALG (ALG is auto, the default, astar, lmcut,
+    /// lama, lama-anytime, gbfs or bfs),
     /// search-safe or search-safe:ALG, llm:PROVIDER:MODEL, replay:FILE,
     /// cmd:'COMMAND {domain} {problem} {plan}'. Default: search:astar, search:gbfs and
     /// search-safe:astar.

@@ -394,6 +394,10 @@ impl Confirmed {
             (Algorithm::Auto, Algorithm::Lama) => {
                 "lama, after auto's LM-cut stopped at a limit".to_string()
             }
+            // Effort compares shortest plans: `auto` ran LM-cut alone, with the whole limit.
+            (Algorithm::Auto, a) if args.effort => {
+                format!("{}, auto's search for shortest plans", a.as_str())
+            }
             (Algorithm::Auto, a) => format!("{}, by auto", a.as_str()),
             (_, a) => a.as_str().to_string(),
         };

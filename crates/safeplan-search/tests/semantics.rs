@@ -496,3 +496,38 @@ fn auto_effort_searches_with_lmcut_alone() {
     assert_eq!(effort.effort, Some(0));
     assert_eq!(effort.unsafe_plan.algorithm, Algorithm::Lmcut);
 }
+
+/// A time limit the search cannot finish in (a goal a million increments away) is reported
+/// as the time limit by every algorithm; `auto`, after LM-cut's tenth of it, reports LAMA's.
+#[test]
+fn a_time_limit_is_reported_as_time_and_auto_spends_the_rest_on_lama() {
+    let t = task(
+        "(define (domain count) (:requirements :fluents)
+           (:functions (n0) (n1) (n2))
+           (:action a :parameters () :effect (increase (n0) 1))
+           (:action b :parameters () :effect (increase (n1) 1))
+           (:action c :parameters () :effect (increase (n2) 1)))",
+        "(define (problem p) (:domain count) (:init (= (n0) 0) (= (n1) 0) (= (n2) 0))
+           (:goal (>= (n0) 1000000000)))",
+    );
+    let planner = Planner::new(&t, &GroundOptions::default()).unwrap();
+    for algorithm in ALL {
+        let result = planner.plan(&SearchOptions {
+            algorithm,
+            limits: Limits {
+                time: Some(std::time::Duration::from_millis(50)),
+                ..Limits::default()
+            },
+        });
+        assert_eq!(
+            result.outcome,
+            Outcome::LimitReached {
+                limit: LimitKind::Time
+            },
+            "{algorithm:?}"
+        );
+        if algorithm == Algorithm::Auto {
+            assert_eq!(result.algorithm, Algorithm::Lama);
+        }
+    }
+}

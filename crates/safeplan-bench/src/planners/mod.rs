@@ -47,7 +47,10 @@ impl Default for SpecOptions {
 
 /// The specs `safeplan bench` runs when none is given: search on the basic task (optimal
 /// and greedy) and the safe search that sees danger, so the report contrasts planners that
-/// cannot see danger with one that can.
+/// cannot see danger with one that can. They name their algorithms rather than take the
+/// search default (`auto`): a store records planners by spec, so a run resumed after the
+/// default changes must find the same names, and the contrast needs one planner that is
+/// always optimal and one that is always greedy.
 pub const DEFAULT_SPECS: [&str; 3] = ["search:astar", "search:gbfs", "search-safe:astar"];
 
 /// Build the planners a spec names (see the table above); `replay:` gives one per planner

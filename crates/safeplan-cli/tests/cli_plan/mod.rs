@@ -95,6 +95,11 @@ fn effort_prints_both_plans_and_the_difference() {
         text.contains("; safety effort: 1 (safe 4 - unsafe 3)"),
         "{text}"
     );
+    // Under the default, effort's plans are LM-cut's alone, and the output says so.
+    assert!(
+        text.contains("; unsafe plan: 3 steps, shortest (lmcut, auto's search for shortest plans)"),
+        "{text}"
+    );
     let out = run(
         &dir,
         &["plan", "--effort", "--json", "domain.pddl", "problem.pddl"],

@@ -11,9 +11,11 @@ problem_kind=problem.kind)`` finds the right one.
 
 The engine writes the UP problem and plan as PDDL (UP's own ``PDDLWriter``) and validates
 them with :class:`safeplan.Task` — the same verdicts as the ``safeplan`` CLI, at its speed.
-As a one-shot planner it runs safeplan's search (A* with h_max, a shortest plan) on the
-same PDDL and reads the plan back into UP objects; it promises satisficing plans only (the
-shortest plan is not a cheapest one under an action-cost metric).
+As a one-shot planner it runs safeplan's default search (``auto``: LM-cut for a tenth of
+the timeout, then LAMA; ``metrics["algorithm"]`` and ``metrics["optimal"]`` say which
+concluded) on the same PDDL and reads the plan back into UP objects; it promises
+satisficing plans only (LAMA's plan is not necessarily shortest, and a shortest plan is not
+a cheapest one under an action-cost metric).
 Importing this module registers the engine with UP's environment factory; the package also
 declares it as a ``unified_planning.engines`` entry point.
 
