@@ -54,12 +54,7 @@ pub(crate) fn auto(task: &GroundTask, goal: &Goal<'_>, limits: &Limits) -> Searc
         ..limits.clone()
     };
     let mut any = search::search(task, goal, Algorithm::Lama, &rest);
-    let (a, b) = (&mut any.stats, &shortest.stats);
-    a.expanded += b.expanded;
-    a.generated += b.generated;
-    a.stored += b.stored;
-    a.evaluated += b.evaluated;
-    a.dead_ends += b.dead_ends;
-    a.seconds = start.elapsed().as_secs_f64();
+    any.stats.add(&shortest.stats);
+    any.stats.seconds = start.elapsed().as_secs_f64();
     any
 }

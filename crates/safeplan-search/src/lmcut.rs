@@ -21,9 +21,10 @@
 //! **What the rules owe.** In a search that keeps hard trajectory constraints, a state may
 //! owe items (`crate::obligations`: a `sometime φ` not yet met, a pending `sometime-after`'s
 //! ψ, ...), each a disjunction of conjunctions of relaxed atoms that some later state of every
-//! plan must reach. Each item gets an atom of its own, added at cost 0 by one relaxed action
-//! per disjunct (whose preconditions are the disjunct's atoms), and the goal action requires
-//! every item atom; an item the state does not owe is true from the start. The relaxed plan
+//! plan must reach. Each item a state can owe gets an atom of its own, added at cost 0 by one
+//! relaxed action per disjunct (whose preconditions are the disjunct's atoms), and the goal
+//! action requires every such atom; an item the state does not owe is true from the start
+//! (items no state can owe, such as an `always`'s, get nothing). The relaxed plan
 //! of any real plan from the state still reaches every goal atom and one disjunct of every
 //! item owed (atoms reached stay reached; numeric parts were dropped), so the estimate stays
 //! a lower bound, and it dominates h_max with the same items (`crate::heuristic`). Without
@@ -69,9 +70,11 @@ pub(crate) struct LmCut {
     truth: u32,
     goal: u32,
     /// In a search that keeps the rules: what they can owe, the atom of item 0 (item `k`'s
-    /// is `items + k`), and the items owed in the state being evaluated, also as marks.
+    /// is `items + k`), the items that can be owed at all (only those have an atom in use),
+    /// and the items owed in the state being evaluated, also as marks.
     obligations: Option<Obligations>,
     items: u32,
+    owable: Vec<u32>,
     owed: Vec<u32>,
     owed_mark: Vec<bool>,
     cost: Vec<u32>,
@@ -102,6 +105,11 @@ impl LmCut {
             .then(|| Obligations::new(task, &relaxed))
             .flatten();
         let item_count = obligations.as_ref().map_or(0, Obligations::item_count);
+        // An item no state can owe (`always`, ψ of a `sometime`, ...) would hold in every
+        // state: it gets no action and no place in the goal, so no evaluation touches it.
+        let owable: Vec<u32> = obligations.as_ref().map_or_else(Vec::new, |ob| {
+            (0..item_count).filter(|&k| ob.can_owe(k)).collect()
+        });
         let atoms = n as usize + 2 + item_count as usize;
         let (mut pres, mut adds, mut base) = (Rows::new(), Rows::new(), Vec::new());
         let (mut pre, mut add) = (Vec::new(), Vec::new());
@@ -132,7 +140,7 @@ impl LmCut {
         // Each item's atom, added at cost 0 by one action per disjunct of its form (none:
         // the item can never be met, and a state that owes it is a dead end).
         if let Some(ob) = &obligations {
-            for k in 0..item_count {
+            for &k in &owable {
                 for c in &ob.form(k).disjuncts {
                     let always = [truth];
                     pres.push_row(if c.is_empty() { &always } else { c });
@@ -142,7 +150,7 @@ impl LmCut {
             }
         }
         let mut goal_pre = relaxed.goal(task);
-        goal_pre.extend(items..items + item_count);
+        goal_pre.extend(owable.iter().map(|&k| items + k));
         if goal_pre.is_empty() {
             goal_pre.push(truth);
         }
@@ -164,6 +172,7 @@ impl LmCut {
             obligations,
             items,
             owed: Vec::new(),
+            owable,
             owed_mark: vec![false; item_count as usize],
             cost: vec![0; m],
             hmax: vec![INFINITE; atoms],
@@ -224,9 +233,10 @@ impl LmCut {
             for &k in &self.owed {
                 self.owed_mark[k as usize] = true;
             }
-            for k in 0..self.owed_mark.len() {
-                if !self.owed_mark[k] {
-                    self.reach(self.items + k as u32, 0);
+            for i in 0..self.owable.len() {
+                let k = self.owable[i];
+                if !self.owed_mark[k as usize] {
+                    self.reach(self.items + k, 0);
                 }
             }
         }

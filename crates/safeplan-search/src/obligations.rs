@@ -257,6 +257,25 @@ impl Obligations {
         2 * self.rules.len() as u32
     }
 
+    /// Whether [`Obligations::owed`] can ever return item `k`: φ of a `sometime`, `within`
+    /// or `at end`; ψ of a `sometime-after` or `always-within`, and of a `sometime-before`
+    /// whose ψ can be derived. The others (`always`, ψ of a `sometime`, ...) never are.
+    pub fn can_owe(&self, k: u32) -> bool {
+        let r = &self.rules[(k / 2) as usize];
+        if k.is_multiple_of(2) {
+            matches!(
+                r.op,
+                ConstraintOp::Sometime | ConstraintOp::Within | ConstraintOp::AtEnd
+            )
+        } else {
+            match r.op {
+                ConstraintOp::SometimeAfter | ConstraintOp::AlwaysWithin => true,
+                ConstraintOp::SometimeBefore => r.derive.is_some(),
+                _ => false,
+            }
+        }
+    }
+
     /// The form owed as item `k` of [`Obligations::owed`].
     pub fn form(&self, k: u32) -> &Dnf {
         let r = &self.rules[(k / 2) as usize];

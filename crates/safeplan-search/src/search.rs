@@ -236,6 +236,26 @@ pub struct Stats {
     pub seconds: f64,
 }
 
+impl Stats {
+    /// Add `other`'s counters and seconds to these (two searches of one portfolio).
+    pub(crate) fn add(&mut self, other: &Stats) {
+        let Stats {
+            expanded,
+            generated,
+            stored,
+            evaluated,
+            dead_ends,
+            seconds,
+        } = other;
+        self.expanded += expanded;
+        self.generated += generated;
+        self.stored += stored;
+        self.evaluated += evaluated;
+        self.dead_ends += dead_ends;
+        self.seconds += seconds;
+    }
+}
+
 /// The search's result: the outcome and its counters. Its serde form adds `optimal`,
 /// [`Algorithm::is_optimal`] of the algorithm that concluded (whether a plan found is a
 /// shortest one), so no front end needs to know which algorithms are optimal.
