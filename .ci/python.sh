@@ -2,8 +2,8 @@
 # The Python package's tests, as a user gets it: a venv, `pip install ./crates/safeplan-py`
 # (the package's build backend: maturin builds the extension, the run's one release build of
 # the libraries, then the native `safeplan` executable from them), then pytest against
-# the installed package, with unified-planning for the engine's comparison tests; and the
-# MCP server against the official MCP Python SDK.
+# the installed package, with unified-planning and up-fast-downward for the engine's
+# comparison tests; and the MCP server against the official MCP Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONDONTWRITEBYTECODE=1
@@ -12,7 +12,7 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 # (maturin: test_build_backend.py imports the package's build backend, which imports it.)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "hypothesis>=6,<7" "unified-planning==1.3.0" "mcp==2.3.0" "inspect_ai==0.3.285" "playwright==1.65.2" "litellm[proxy]==1.108.7" "maturin>=1.7,<2" "ray[data]==2.60.0"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7,<10" "hypothesis>=6,<7" "unified-planning==1.3.0" "up-fast-downward==1.0.0" "mcp==2.3.0" "inspect_ai==0.3.285" "playwright==1.65.2" "litellm[proxy]==1.108.7" "maturin>=1.7,<2" "ray[data]==2.60.0"
 # Debian's Chromium for the bench report's browser test (Playwright drives it; Playwright's own
 # browser download needs the internet).
 if ! command -v chromium >/dev/null 2>&1; then

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use safeplan_pddl::FileKind;
 use safeplan_search::{
-    Algorithm, GroundOptions, GroundStats, LimitKind, Limits, Outcome, Planner, SafetyPlanner,
-    SearchOptions, SearchResult,
+    Algorithm, GroundOptions, GroundStats, LimitKind, Limits, Measure, Outcome, Planner,
+    SafetyPlanner, SearchOptions, SearchResult,
 };
 use safeplan_validate::{SafetyTask, SiMode, Task};
 use serde_json::json;
@@ -354,7 +354,8 @@ impl Confirmed {
                 Outcome::Rejected { .. } => "rejected",
             },
             "algorithm": result.algorithm,
-            "optimal": result.algorithm.is_optimal(),
+            "optimal": result.is_optimal(),
+            "measure": result.measure,
             "plan": result.outcome.plan(),
             "length": self.length,
             "cost": self.cost.filter(|c| c.is_finite()),
@@ -364,6 +365,9 @@ impl Confirmed {
             (&result.outcome, value.as_object_mut())
         {
             map.insert("limit".into(), json!(limit));
+        }
+        if let (Some(why), Some(map)) = (&result.metric_ignored, value.as_object_mut()) {
+            map.insert("metric_ignored".into(), json!(why));
         }
         value
     }
@@ -418,10 +422,11 @@ impl Confirmed {
                     text += step;
                     text.push('\n');
                 }
-                let shortest = if result.algorithm.is_optimal() {
-                    "shortest"
-                } else {
-                    "not necessarily shortest"
+                let shortest = match (result.measure, result.is_optimal()) {
+                    (Measure::Steps, true) => "shortest",
+                    (Measure::Steps, false) => "not necessarily shortest",
+                    (Measure::ActionCosts, true) => "cheapest by the metric's action costs",
+                    (Measure::ActionCosts, false) => "not necessarily cheapest",
                 };
                 text += &format!(
                     "; {}: {} steps, {shortest} ({algorithm}); {work}\n",
@@ -431,6 +436,9 @@ impl Confirmed {
                 match self.cost {
                     Some(c) if c.is_finite() => text += &format!("; cost = {c}\n"),
                     _ => {}
+                }
+                if let Some(why) = &result.metric_ignored {
+                    text += &format!("; {why}\n");
                 }
                 text
             }

@@ -157,6 +157,26 @@ pub(crate) struct NumVar {
     pub init: f64,
 }
 
+/// What plans are measured in: what "optimal" means for a search's result.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// The number of steps: every action costs 1. A task without a metric, or one whose
+    /// metric is not action costs (then [`GroundTask::metric_note`] says why).
+    #[default]
+    Steps,
+    /// The sum of the actions' costs: the problem's `(:metric minimize (total-cost))`, every
+    /// action raising `(total-cost)` by a constant whole number (IPC's `:action-costs`).
+    ActionCosts,
+}
+
+/// The most one action may cost under [`Measure::ActionCosts`]: the relaxed explorations
+/// keep one bucket per cost value, and the searches add costs in 32 bits. IPC's costs are
+/// in the hundreds at most.
+pub(crate) const MAX_ACTION_COST: f64 = 100_000.0;
+
 /// A grounded task: reachable fluent atoms, ground actions, numeric variables, goal.
 #[derive(Clone, Debug)]
 pub struct GroundTask {
@@ -172,6 +192,11 @@ pub struct GroundTask {
     pub(crate) object_names: Vec<String>,
     /// The hard trajectory constraints, compiled into the search (`crate::rules`).
     pub(crate) rules: crate::rules::Rules,
+    /// What plans are measured in, and each ground action's cost in it (all 1 for steps).
+    pub(crate) measure: Measure,
+    pub(crate) costs: Vec<u32>,
+    /// Why the problem's metric is not what plans are measured in, when it has one.
+    pub(crate) metric_note: Option<String>,
 }
 
 /// Facts of one predicate reached so far, indexed by argument position.
@@ -815,6 +840,56 @@ impl Compiler<'_, '_> {
         }
     }
 
+    /// What `effs` under `b` add to the function `cost` (the metric's): the sum of their
+    /// `increase`s of it, each a constant whole number from 0 to [`MAX_ACTION_COST`] once
+    /// grounded; else why that is not an action cost. `nested`: inside a `when` or a
+    /// `forall`, where an update would make the cost depend on the state or the objects.
+    fn action_cost(
+        &self,
+        effs: &[Eff],
+        b: &[ObjId],
+        cost: u32,
+        nested: bool,
+    ) -> Result<f64, String> {
+        let mut sum = 0.0;
+        for e in effs {
+            match e {
+                Eff::Num {
+                    op, target, value, ..
+                } if target.func == cost => {
+                    if nested {
+                        return Err("updates it inside a `when` or `forall`".into());
+                    }
+                    if *op != AssignOp::Increase {
+                        return Err("updates it by other than `increase`".into());
+                    }
+                    match self.num(value, b) {
+                        GNum::Const(c)
+                            if (0.0..=MAX_ACTION_COST).contains(&c) && c.fract() == 0.0 =>
+                        {
+                            sum += c
+                        }
+                        GNum::Const(c) => {
+                            return Err(format!(
+                                "increases it by {c}, not a whole number from 0 to {MAX_ACTION_COST}"
+                            ));
+                        }
+                        _ => {
+                            return Err(
+                                "increases it by an amount that depends on the state".into()
+                            );
+                        }
+                    }
+                }
+                Eff::When { body, .. } | Eff::Forall { body, .. } => {
+                    self.action_cost(body, b, cost, true)?;
+                }
+                Eff::Num { .. } | Eff::Add(_) | Eff::Del(_) => {}
+            }
+        }
+        Ok(sum)
+    }
+
     /// The ground fluents targeted by `effs` under `b` (forall expanded, conditions not read).
     fn targets(&self, effs: &[Eff], b: &mut [ObjId], out: &mut Vec<(u32, Box<[ObjId]>)>) {
         for e in effs {
@@ -1032,6 +1107,27 @@ fn additive_only(task: &Task) -> Vec<bool> {
     out
 }
 
+/// The function whose value plans minimize when the metric is action costs, `(minimize
+/// (F))` with `F` a fluent without arguments (IPC's `total-cost`); `Ok(None)` without a
+/// metric or with `(minimize (total-time))` (steps, in a sequential plan); else why the
+/// metric is not action costs.
+fn cost_function(task: &Task) -> Result<Option<u32>, String> {
+    match task.metric() {
+        // A sequential plan's `(total-time)` is its number of steps: what steps measure.
+        None | Some((safeplan_pddl::ast::Optimization::Minimize, NumExpr::TotalTime)) => Ok(None),
+        Some((safeplan_pddl::ast::Optimization::Minimize, NumExpr::Fluent(f))) if f.args.is_empty() => {
+            Ok(Some(f.func))
+        }
+        Some((safeplan_pddl::ast::Optimization::Maximize, _)) => {
+            Err("the metric is maximized, not a sum of action costs to minimize".into())
+        }
+        Some(_) => Err(
+            "the metric is not `(minimize (F))` of one fluent without arguments, as action costs' `(total-cost)` is"
+                .into(),
+        ),
+    }
+}
+
 /// Why a task cannot be planned for, if it cannot.
 fn unsupported(task: &Task) -> Option<GroundError> {
     if task.is_temporal() {
@@ -1170,6 +1266,10 @@ impl GroundTask {
         }
 
         let mut ops = Vec::with_capacity(actions.len());
+        let mut costs = Vec::with_capacity(actions.len());
+        let cost_function = cost_function(task);
+        // Why the metric is not action costs, once a ground action shows it is not.
+        let mut not_costs = cost_function.as_ref().err().cloned();
         let mut effects = Vec::new();
         for (s, args) in actions {
             let schema = &task.schemas()[s as usize];
@@ -1178,6 +1278,23 @@ impl GroundTask {
             let Some(pre) = split(compiler.cond(&schema.pre, &mut b)) else {
                 continue;
             };
+            if let (Ok(Some(f)), None) = (&cost_function, &not_costs) {
+                match compiler.action_cost(&schema.effects, &b, *f, false) {
+                    Ok(c) => costs.push(c as u32),
+                    Err(why) => {
+                        let objects = task.objects();
+                        let step: String = std::iter::once(schema.name.to_string())
+                            .chain(args.iter().map(|&o| {
+                                objects
+                                    .get(o as usize)
+                                    .map_or("?".into(), |x| x.name.to_string())
+                            }))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        not_costs = Some(format!("({step}) {why} of ({})", task.function_name(*f)));
+                    }
+                }
+            }
             effects.clear();
             compiler.effects(&schema.effects, &mut b, &GCond::True, &mut effects);
             let mut always = Effect::default();
@@ -1213,6 +1330,17 @@ impl GroundTask {
             });
         }
 
+        let (measure, costs, metric_note) = match (cost_function, not_costs) {
+            (Ok(Some(_)), None) => (Measure::ActionCosts, costs, None),
+            (_, Some(why)) => (
+                Measure::Steps,
+                vec![1; ops.len()],
+                Some(format!(
+                    "plans are measured in steps, not by the metric: {why}"
+                )),
+            ),
+            (_, None) => (Measure::Steps, vec![1; ops.len()], None),
+        };
         let mut b = vec![0; task.goal_slots()];
         let goal = split(compiler.cond(task.goal(), &mut b));
         let rules = task
@@ -1250,6 +1378,9 @@ impl GroundTask {
             action_names: task.schemas().iter().map(|s| s.name.to_string()).collect(),
             object_names: task.objects().iter().map(|o| o.name.to_string()).collect(),
             rules: crate::rules::Rules::new(rules),
+            measure,
+            costs,
+            metric_note,
         })
     }
 
@@ -1289,6 +1420,37 @@ impl GroundTask {
         }
         s.push(')');
         s
+    }
+
+    /// What plans are measured in: steps, or the metric's action costs.
+    pub fn measure(&self) -> Measure {
+        self.measure
+    }
+
+    /// Why the problem's metric is not what plans are measured in, when it has one that is
+    /// not action costs (a numeric metric such as `(minimize (fuel-used))`, an action
+    /// whose cost depends on the state): searches then measure plans in steps, and say so.
+    pub fn metric_note(&self) -> Option<&str> {
+        self.metric_note.as_deref()
+    }
+
+    /// The same task with every action costing 1: safety effort counts steps, as DESPITE
+    /// defines it, whatever the metric.
+    pub(crate) fn in_steps(&mut self) {
+        if self.measure == Measure::ActionCosts {
+            self.metric_note = Some(
+                "plans are measured in steps, not by the metric's action costs: the plans of a \
+                 safety task are, as safety effort is a difference of their lengths"
+                    .into(),
+            );
+        }
+        self.measure = Measure::Steps;
+        self.costs.fill(1);
+    }
+
+    /// The cost of the ground actions `ops`, in [`GroundTask::measure`].
+    pub(crate) fn cost_of(&self, ops: &[u32]) -> u64 {
+        ops.iter().map(|&o| u64::from(self.costs[o as usize])).sum()
     }
 
     pub(crate) fn var_of(&self, func: u32) -> Option<u32> {

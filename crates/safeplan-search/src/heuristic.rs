@@ -3,10 +3,15 @@
 //! Each ground action becomes one relaxed action per effect group: the action's required
 //! atoms plus the group's, adding the group's atoms. An atom required false is a negated
 //! atom of its own (`crate::relaxed`), added by the actions that delete it, so negative goals
-//! guide the search too. Disjunctions and numeric conditions are dropped, which only makes the relaxation easier, so h_max stays a
-//! lower bound on the plan length (every atom's h_max is at most the first step at which a
-//! real plan makes it true). An atom unreachable in the relaxation is unreachable, so
-//! infinity is a proof that the goal cannot be reached from the state.
+//! guide the search too. Disjunctions and numeric conditions are dropped, which only makes
+//! the relaxation easier, so h_max stays a lower bound on the plan's cost (every atom's h_max
+//! is at most what a real plan pays before it makes the atom true). h_max counts each action
+//! at its cost in the task's measure (1 in steps; its action cost, 0 included, under an
+//! action-cost metric), so A* with it finds cheapest plans; h_FF counts 1 per action, as the
+//! greedy searches and LAMA's first iteration measure in steps, or the cost plus one in
+//! LAMA's later iterations ([`Heuristic::plus_one_costs`]). An atom unreachable in the
+//! relaxation is unreachable, so infinity is a proof that the goal cannot be reached from
+//! the state.
 //!
 //! The exploration is Dijkstra's with a bucket queue (costs are small integers) and
 //! precondition counters, as in Fast Downward.
@@ -35,6 +40,11 @@ pub(crate) struct Heuristic {
     op_of: Vec<u32>,
     pres: Rows,
     adds: Rows,
+    /// Per relaxed action: its cost. h_max's is its ground action's in the task's measure
+    /// (so A* with it finds cheapest plans); h_FF's is 1 (LAMA's first iteration and greedy
+    /// search count steps, as Fast Downward's `lama-first` does), or the action's cost plus
+    /// one after [`Heuristic::plus_one_costs`].
+    action_cost: Vec<u32>,
     /// Per relaxed action: how many preconditions, and a cost of 0 (what `waiting` starts
     /// from).
     pre_count: Vec<Waiting>,
@@ -162,8 +172,13 @@ impl Heuristic {
             .filter(|&a| pres.row(a as usize).is_empty())
             .collect();
         let actions = op_of.len();
+        let action_cost = match kind {
+            Relaxation::Max => op_of.iter().map(|&o| task.costs[o as usize]).collect(),
+            Relaxation::Ff => vec![1; actions],
+        };
         Some(Heuristic {
             kind,
+            action_cost,
             goal: relaxed.goal(task),
             relaxed,
             true_now: Vec::new(),
@@ -208,6 +223,15 @@ impl Heuristic {
     /// automata words included.
     pub fn keep_rules(&mut self, task: &GroundTask) {
         self.obligations = Obligations::new(task, &self.relaxed);
+    }
+
+    /// Count each action at its cost plus one (Fast Downward's `adapt_costs(plusone)`, what
+    /// LAMA's iterations after the first use on a task with action costs): h_FF is then the
+    /// relaxed plan's cost, and an action of cost 0 still counts.
+    pub fn plus_one_costs(&mut self, task: &GroundTask) {
+        for (c, &o) in self.action_cost.iter_mut().zip(&self.op_of) {
+            *c = task.costs[o as usize].saturating_add(1);
+        }
     }
 
     /// The relaxation of `task`, built to the end.
@@ -390,7 +414,7 @@ impl Heuristic {
     }
 
     fn fire(&mut self, a: u32, base: u32) {
-        let cost = base.saturating_add(1);
+        let cost = base.saturating_add(self.action_cost[a as usize]);
         // The fields apart, not the whole heuristic: this runs once per action reached,
         // and lending `adds` out (`mem::take`) cost an allocation each time, a third of the
         // search's time on satellite p30.
@@ -406,7 +430,8 @@ impl Heuristic {
         }
     }
 
-    /// h_FF: the number of distinct actions in the relaxed plan read off the best supporters.
+    /// h_FF: the cost of the distinct actions in the relaxed plan read off the best
+    /// supporters (their number, at unit cost).
     fn relaxed_plan_length(&mut self) -> u32 {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
@@ -431,7 +456,7 @@ impl Heuristic {
             let pre = self.pres.row(by as usize);
             if self.marked_ops[op as usize] != stamp {
                 self.marked_ops[op as usize] = stamp;
-                count += 1;
+                count = self.action_cost[by as usize].saturating_add(count);
                 if self.want_preferred && pre.iter().all(|&p| self.cost[p as usize] == 0) {
                     self.preferred.push(op);
                 }

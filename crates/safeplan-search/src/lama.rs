@@ -32,6 +32,7 @@
 //! cancellation) stops it with the best plan so far.
 
 use crate::chunked::{BucketQueue, Records};
+use crate::ground::Measure;
 use crate::heuristic::{Heuristic, INFINITE};
 use crate::landmarks::Landmarks;
 use crate::release::FreedLater;
@@ -117,9 +118,7 @@ pub(crate) fn lama_first(mut run: Run<'_>, root: u32) -> SearchResult {
         return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
     };
     let outcome = match iterate(&mut run, &mut shared, root, None, UNREACHED) {
-        Iteration::Found(id) => Outcome::Found {
-            plan: run.space.plan(run.task, id),
-        },
+        Iteration::Found(id) => run.found(id),
         Iteration::Exhausted => Outcome::Unsolvable,
         Iteration::Limit(limit) => Outcome::LimitReached { limit },
     };
@@ -135,26 +134,31 @@ pub(crate) fn lama_anytime(mut run: Run<'_>, root: u32) -> SearchResult {
         let limit = run.interruption();
         return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
     };
-    let mut best = match iterate(&mut run, &mut shared, root, None, UNREACHED) {
-        Iteration::Found(id) => run.space.plan(run.task, id),
+    let (mut best, mut bound) = match iterate(&mut run, &mut shared, root, None, UNREACHED) {
+        Iteration::Found(id) => (run.found(id), run.last_cost()),
         Iteration::Exhausted => return run.finish(Outcome::Unsolvable, ALGORITHM),
         Iteration::Limit(limit) => {
             return run.finish(Outcome::LimitReached { limit }, ALGORITHM);
         }
     };
+    // Under action costs, the later iterations' h_FF counts each action at its cost plus
+    // one, as LAMA's do (the landmark count stays a count).
+    if run.task.measure == Measure::ActionCosts {
+        shared.ff.plus_one_costs(run.task);
+    }
     for w in WEIGHTS.into_iter().chain(std::iter::repeat(1)) {
-        let bound = best.len() as u32;
         match iterate(&mut run, &mut shared, root, Some(w), bound) {
             // Read now: a later iteration may move the states' parents.
-            Iteration::Found(id) => best = run.space.plan(run.task, id),
+            Iteration::Found(id) => (best, bound) = (run.found(id), run.last_cost()),
             Iteration::Exhausted | Iteration::Limit(_) => break,
         }
     }
-    run.finish(Outcome::Found { plan: best }, ALGORITHM)
+    run.finish(best, ALGORITHM)
 }
 
-/// One iteration from `root`: greedy (`weight` `None`: LAMA's first, no reopening) or
-/// weighted A* (`g + w·h`, reopening shorter paths), pruning paths of `bound` steps or more.
+/// One iteration from `root`: greedy (`weight` `None`: LAMA's first, no reopening, paths
+/// measured in steps) or weighted A* (`g + w·h` with g in the task's measure, reopening
+/// cheaper paths), pruning paths that cost `bound` or more.
 fn iterate(
     run: &mut Run<'_>,
     sh: &mut Shared,
@@ -165,7 +169,7 @@ fn iterate(
     let mut queues: FreedLater<[Queue; 4]> = FreedLater::new(Default::default(), |qs| {
         qs.iter().map(Queue::bytes).sum::<usize>()
     });
-    // This iteration's path length to each stored state (weighted iterations only: the
+    // This iteration's path cost to each stored state (weighted iterations only: the
     // first takes the arena's depth, which it never revises).
     let mut g: Vec<u32> = Vec::new();
     if weight.is_some() {
@@ -200,7 +204,7 @@ fn iterate(
         } else {
             let depth = match weight {
                 None => run.space.depth[parent as usize] + 1,
-                Some(_) => g[parent as usize] + 1,
+                Some(_) => g[parent as usize].saturating_add(run.task.costs[op as usize]),
             };
             if depth >= bound {
                 continue;
@@ -222,9 +226,10 @@ fn iterate(
                 // A state seen before was expanded then (or found a dead end).
                 continue;
             } else if depth < g[id as usize] {
-                // A shorter path in this iteration (or the first in it): reopen.
+                // A cheaper path in this iteration (or the first in it): reopen.
                 g[id as usize] = depth;
-                run.space.reparent(id, parent, op, depth);
+                let steps = run.space.depth[parent as usize] + 1;
+                run.space.reparent(id, parent, op, steps);
             } else {
                 continue;
             }
@@ -263,12 +268,13 @@ fn iterate(
         run.applicable(id, &mut sh.ops);
         sh.preferred.clone_from(&sh.ff.preferred);
         sh.preferred.sort_unstable();
-        let g_child = match weight {
+        let g_here = match weight {
             None => 0,
-            Some(_) => g[id as usize] + 1,
+            Some(_) => g[id as usize],
         };
-        let (k_ff, k_lm) = (key(g_child, h_ff), key(g_child, h_lm));
         for &o in &sh.ops {
+            let g_child = g_here.saturating_add(run.task.costs[o as usize]);
+            let (k_ff, k_lm) = (key(g_child, h_ff), key(g_child, h_lm));
             queues[FF].push(k_ff, (id, o));
             queues[LM].push(k_lm, (id, o));
             if sh.preferred.binary_search(&o).is_ok() {

@@ -22,7 +22,8 @@
 //! 2. **Search** over packed states: atom bits followed by one word per numeric variable,
 //!    kept once in an arena and deduplicated by a hash table of node ids. Breadth-first
 //!    search gives shortest plans; A* with h_max or LM-cut gives shortest plans with fewer
-//!    expansions; LAMA's first iteration (lazy greedy search alternating h_FF and a
+//!    expansions, or cheapest ones when the metric is action costs ([`Measure`]: every
+//!    result says what its plans are measured in, and why a metric was not minimized); LAMA's first iteration (lazy greedy search alternating h_FF and a
 //!    landmark count, with preferred operators) and greedy best-first with h_FF give plans
 //!    for large tasks. All stop on a state, memory or time limit, or a cancellation flag,
 //!    and report which.
@@ -45,6 +46,7 @@
 //! - [`SafetyPlanner`], [`SafetyEffort`]: basic, safe and unsafe plans of a
 //!   safety-augmented task, and the effort between them.
 //! - [`Algorithm`], [`Limits`], [`LimitKind`], [`Stats`]: how a search runs and what it cost.
+//! - [`Measure`]: steps, or the metric's action costs.
 //! - [`GroundTask`], [`GroundOptions`], [`GroundStats`], [`GroundError`]: grounding, for
 //!   callers that want the ground actions themselves.
 //!
@@ -91,7 +93,7 @@ mod search;
 mod testing;
 
 pub use error::GroundError;
-pub use ground::{CancelFlag, GroundOptions, GroundTask};
+pub use ground::{CancelFlag, GroundOptions, GroundTask, Measure};
 pub use planner::{GroundStats, Planner, SafetyEffort, SafetyPlanner, SearchOptions};
 pub use rules::MAX_PLANNED_INSTANCES;
 pub use search::{

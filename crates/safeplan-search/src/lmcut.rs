@@ -14,8 +14,9 @@
 //! negated atom, added by the actions that delete it (`crate::relaxed`). Dropping a condition or a
 //! negative, disjunctive or numeric precondition only makes the relaxation easier, and one
 //! relaxed action per ground action means an action's cost is counted once however many of
-//! its effects a plan uses, so the estimate stays a lower bound on the plan length (every
-//! action costs 1 here, as the planner's plans are measured in steps). Infinity is a proof
+//! its effects a plan uses, so the estimate stays a lower bound on the plan's cost in the
+//! task's measure (every action costs 1 in steps; under action costs, its cost, 0
+//! included). Infinity is a proof
 //! that the goal is unreachable from the state.
 //!
 //! **What the rules owe.** In a search that keeps hard trajectory constraints, a state may
@@ -135,7 +136,7 @@ impl LmCut {
             }
             pres.push_row(&pre);
             adds.push_row(&add);
-            base.push(1);
+            base.push(task.costs[o]);
         }
         // Each item's atom, added at cost 0 by one action per disjunct of its form (none:
         // the item can never be met, and a state that owes it is a dead end).
@@ -467,6 +468,46 @@ mod tests {
         let s = initial(&task);
         assert_eq!(LmCut::new(&task).evaluate(&s), 5);
         assert_eq!(Heuristic::new(&task, Relaxation::Max).evaluate(&s), 4);
+    }
+
+    /// Under action costs the estimates count costs, zero included. Three free steps, then
+    /// `left` (2) and `right` (3) for the two goal atoms, or `both` (7) for the pair: the
+    /// cheapest plan costs 5, LM-cut finds the two cuts {left, both} and {right, both} (2 +
+    /// 3 = 5), h_max the costlier atom (3). In a second task only the last of three steps
+    /// costs anything (1): counted in steps, the estimates would say 3, above the cheapest
+    /// plan. Computed by hand.
+    #[test]
+    fn lmcut_and_hmax_count_action_costs() {
+        let task = ground(
+            "(define (domain d) (:requirements :action-costs)
+               (:predicates (a) (b) (c) (g1) (g2))
+               (:functions (total-cost))
+               (:action one :parameters () :precondition (and) :effect (and (a) (increase (total-cost) 0)))
+               (:action two :parameters () :precondition (a) :effect (b))
+               (:action three :parameters () :precondition (b) :effect (c))
+               (:action left :parameters () :precondition (c) :effect (and (g1) (increase (total-cost) 2)))
+               (:action right :parameters () :precondition (c) :effect (and (g2) (increase (total-cost) 3)))
+               (:action both :parameters () :precondition (c) :effect (and (g1) (g2) (increase (total-cost) 7))))",
+            "(define (problem p) (:domain d) (:init (= (total-cost) 0)) (:goal (and (g1) (g2)))
+               (:metric minimize (total-cost)))",
+        );
+        assert_eq!(task.measure(), crate::Measure::ActionCosts);
+        let s = initial(&task);
+        assert_eq!(LmCut::new(&task).evaluate(&s), 5);
+        assert_eq!(Heuristic::new(&task, Relaxation::Max).evaluate(&s), 3);
+        let only_left = ground(
+            "(define (domain d) (:requirements :action-costs)
+               (:predicates (a) (b) (g))
+               (:functions (total-cost))
+               (:action one :parameters () :precondition (and) :effect (a))
+               (:action two :parameters () :precondition (a) :effect (b))
+               (:action last :parameters () :precondition (b) :effect (and (g) (increase (total-cost) 1))))",
+            "(define (problem p) (:domain d) (:init (= (total-cost) 0)) (:goal (g))
+               (:metric minimize (total-cost)))",
+        );
+        let s = initial(&only_left);
+        assert_eq!(LmCut::new(&only_left).evaluate(&s), 1);
+        assert_eq!(Heuristic::new(&only_left, Relaxation::Max).evaluate(&s), 1);
     }
 
     /// A state from which the relaxation cannot reach the goal is a proven dead end: the

@@ -171,13 +171,18 @@ impl SafetyPlanner {
     /// constraints, the basic task too, for [`SafetyPlanner::basic_plan`]).
     pub fn new(safety: &SafetyTask, options: &GroundOptions) -> Result<SafetyPlanner, GroundError> {
         let keep: Vec<u32> = safety.danger_function().into_iter().collect();
-        let planner = Planner::ground(safety.tracking(), options, &keep)?;
+        let mut planner = Planner::ground(safety.tracking(), options, &keep)?;
+        // Safety effort is a difference of plan lengths (DESPITE's definition): every plan of
+        // a safety task is measured in steps, whatever its metric.
+        planner.task.in_steps();
         let danger = safety
             .danger_function()
             .and_then(|f| planner.task.var_of(f));
         let monotone = danger.is_some_and(|d| monotone(&planner.task, d));
         let basic = if safety.tracking().has_hard_constraints() {
-            Some(Planner::new(safety.basic(), options)?)
+            let mut basic = Planner::new(safety.basic(), options)?;
+            basic.task.in_steps();
+            Some(basic)
         } else {
             None
         };
@@ -375,6 +380,9 @@ mod tests {
                 plan: plan.iter().map(|s| s.to_string()).collect(),
             },
             algorithm: Algorithm::Bfs,
+            measure: Default::default(),
+            cost: Some(plan.len() as u64),
+            metric_ignored: None,
             stats: Default::default(),
         }
     }

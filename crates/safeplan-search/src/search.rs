@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::chunked::{Chunked, Fifo, OpenList, Records};
 use crate::eval::{self, Layout, Scratch};
-use crate::ground::{GroundTask, Pre};
+use crate::ground::{GroundTask, Measure, Pre};
 use crate::heuristic::{BUILD_STOP_EVERY, Heuristic, INFINITE, Relaxation};
 use crate::lmcut::LmCut;
 use crate::release::{FreedLater, free_later};
@@ -256,17 +256,38 @@ impl Stats {
     }
 }
 
-/// The search's result: the outcome and its counters. Its serde form adds `optimal`,
-/// [`Algorithm::is_optimal`] of the algorithm that concluded (whether a plan found is a
-/// shortest one), so no front end needs to know which algorithms are optimal.
+/// The search's result: the outcome, what plans are measured in and its counters. Its serde
+/// form adds `optimal` ([`SearchResult::is_optimal`]: whether a plan found is a cheapest
+/// one in the measure), so no front end needs to know which algorithms are optimal for
+/// which measure.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct SearchResult {
     /// What it concluded.
     pub outcome: Outcome,
     /// The algorithm that concluded (under [`Algorithm::Auto`], LM-cut or LAMA).
     pub algorithm: Algorithm,
+    /// What plans are measured in: steps, or the metric's action costs.
+    #[serde(default)]
+    pub measure: Measure,
+    /// The cost of the plan found, in [`SearchResult::measure`] (its length in steps).
+    #[serde(default)]
+    pub cost: Option<u64>,
+    /// Why the problem's metric is not what plans are measured in, when it has a metric
+    /// the search did not minimize ([`GroundTask::metric_note`]).
+    #[serde(default)]
+    pub metric_ignored: Option<String>,
     /// Counters.
     pub stats: Stats,
+}
+
+impl SearchResult {
+    /// Whether a plan found is a cheapest one in [`SearchResult::measure`]: the algorithm
+    /// that concluded is optimal, and for action costs it is not breadth-first search
+    /// (which finds a shortest plan, not a cheapest).
+    pub fn is_optimal(&self) -> bool {
+        self.algorithm.is_optimal()
+            && !(self.algorithm == Algorithm::Bfs && self.measure == Measure::ActionCosts)
+    }
 }
 
 impl Serialize for SearchResult {
@@ -276,12 +297,19 @@ impl Serialize for SearchResult {
             outcome: &'a Outcome,
             algorithm: Algorithm,
             optimal: bool,
+            measure: Measure,
+            cost: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            metric_ignored: Option<&'a str>,
             stats: &'a Stats,
         }
         Form {
             outcome: &self.outcome,
             algorithm: self.algorithm,
-            optimal: self.algorithm.is_optimal(),
+            optimal: self.is_optimal(),
+            measure: self.measure,
+            cost: self.cost,
+            metric_ignored: self.metric_ignored.as_deref(),
             stats: &self.stats,
         }
         .serialize(serializer)
@@ -442,16 +470,20 @@ impl Space {
         self.arena.bytes() + self.parent.bytes() * 3 + self.table.capacity() * 9
     }
 
-    pub(crate) fn plan(&self, task: &GroundTask, mut id: u32) -> Vec<String> {
+    /// The plan ending in node `id`, and its cost in the task's measure.
+    pub(crate) fn plan(&self, task: &GroundTask, mut id: u32) -> (Vec<String>, u64) {
         let mut ops = Vec::new();
         while self.parent[id as usize] != NONE {
             ops.push(self.op[id as usize]);
             id = self.parent[id as usize];
         }
         ops.reverse();
-        ops.into_iter()
+        let cost = task.cost_of(&ops);
+        let steps = ops
+            .into_iter()
             .map(|o| task.action_text(o as usize))
-            .collect()
+            .collect();
+        (steps, cost)
     }
 }
 
@@ -553,6 +585,8 @@ pub(crate) struct Run<'a> {
     /// Bytes a search keeps outside the state space (LAMA's queues of deferred successors),
     /// counted against [`Limits::max_memory`] with it.
     pub(crate) extra_bytes: usize,
+    /// The cost of the last plan [`Run::found`] read.
+    plan_cost: Option<u64>,
 }
 
 /// What to do with a state, as the goal's bound sees it.
@@ -760,12 +794,31 @@ impl<'a> Run<'a> {
         Some((nid, new))
     }
 
+    /// The plan ending in node `id`, as an outcome; its cost is kept for [`Run::finish`].
+    pub(crate) fn found(&mut self, id: u32) -> Outcome {
+        let (plan, cost) = self.space.plan(self.task, id);
+        self.plan_cost = Some(cost);
+        Outcome::Found { plan }
+    }
+
+    /// The cost of the last plan [`Run::found`] read (`u32::MAX` before any: no bound).
+    pub(crate) fn last_cost(&self) -> u32 {
+        self.plan_cost
+            .map_or(u32::MAX, |c| u32::try_from(c).unwrap_or(u32::MAX))
+    }
+
+    /// The result of the search: `outcome` (a found plan's from [`Run::found`]).
     pub(crate) fn finish(mut self, outcome: Outcome, algorithm: Algorithm) -> SearchResult {
         self.stats.stored = self.space.len() as u64;
         self.stats.seconds = self.start.elapsed().as_secs_f64();
         SearchResult {
+            cost: self
+                .plan_cost
+                .filter(|_| matches!(outcome, Outcome::Found { .. })),
             outcome,
             algorithm,
+            measure: self.task.measure,
+            metric_ignored: self.task.metric_note.clone(),
             stats: self.stats,
         }
     }
@@ -797,6 +850,7 @@ pub(crate) fn search(
         asks: Cell::new(0),
         out_of_time: Cell::new(false),
         extra_bytes: 0,
+        plan_cost: None,
     };
     // What the search builds from the task (the successor index, the estimate) takes a
     // tenth of a second on a quarter of a million actions: it asks the flag as it goes.
@@ -829,7 +883,8 @@ pub(crate) fn search(
     let (root, _) = run.space.insert(&init, NONE, NONE, 0);
     run.next = init;
     if run.is_goal(run.space.state(root)) {
-        return run.finish(Outcome::Found { plan: Vec::new() }, algorithm);
+        let found = run.found(root);
+        return run.finish(found, algorithm);
     }
     if !goal.possible {
         return run.finish(Outcome::Unsolvable, algorithm);
@@ -878,8 +933,8 @@ fn bfs(mut run: Run<'_>, root: u32) -> SearchResult {
             // Goal test at generation: BFS generates every state of depth d + 1 before any
             // of depth d + 2, so the first goal generated is a shallowest one.
             if run.is_goal(run.space.state(nid)) {
-                let plan = run.space.plan(run.task, nid);
-                return run.finish(Outcome::Found { plan }, Algorithm::Bfs);
+                let found = run.found(nid);
+                return run.finish(found, Algorithm::Bfs);
             }
             queue.push_back(nid);
         }
@@ -905,11 +960,15 @@ impl Estimator {
     }
 }
 
-/// A* (f = g + h with an admissible h, reopening when a shorter path is found) or greedy
-/// best-first (h only). Ties go to the lower h, then to the earlier state.
+/// A* (f = g + h with an admissible h, reopening when a cheaper path is found; g and h in
+/// the task's measure, steps or action costs) or greedy best-first (h only). Ties go to the
+/// lower h, then to the earlier state.
 fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorithm) -> SearchResult {
     let astar = algorithm.is_optimal();
     let mut hval: FreedLater<Chunked<u32>> = FreedLater::new(Chunked::new(), Chunked::bytes);
+    // Per node: the cost of the cheapest path to it found so far (its depth in steps is the
+    // arena's, which the rules' clock reads).
+    let mut gval: FreedLater<Chunked<u32>> = FreedLater::new(Chunked::new(), Chunked::bytes);
     let mut closed: FreedLater<Chunked<bool>> = FreedLater::new(Chunked::new(), Chunked::bytes);
     // The estimate of node `id`; `None` (and the run marked cancelled) when the caller asked
     // to stop during it.
@@ -930,6 +989,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         return cancelled(run);
     };
     hval.push(h0);
+    gval.push(0);
     closed.push(false);
     if h0 == INFINITE {
         run.stats.dead_ends += 1;
@@ -942,7 +1002,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
     open.push((key(0, h0), h0), (0u32, root));
     let mut succ = Vec::new();
     while let Some((_, (g, id))) = open.pop() {
-        if closed[id as usize] || g > run.space.depth[id as usize] {
+        if closed[id as usize] || g > gval[id as usize] {
             continue;
         }
         if hval[id as usize] == UNEVALUATED {
@@ -958,8 +1018,8 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         }
         // With A* the goal test is at expansion: only then is g optimal.
         if run.is_goal(run.space.state(id)) {
-            let plan = run.space.plan(run.task, id);
-            return run.finish(Outcome::Found { plan }, algorithm);
+            let found = run.found(id);
+            return run.finish(found, algorithm);
         }
         closed[id as usize] = true;
         if let Some(limit) = run.check_limits() {
@@ -971,7 +1031,10 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
             return run.finish(Outcome::LimitReached { limit }, algorithm);
         }
         for &(op, nid, new) in &succ {
-            let ng = g + 1;
+            let ng = g.saturating_add(run.task.costs[op as usize]);
+            if new {
+                gval.push(ng);
+            }
             if new && !astar {
                 // Greedy search evaluates lazily: a successor waits in the queue with its
                 // parent's estimate and is evaluated only if it is expanded, which saves
@@ -979,8 +1042,8 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                 hval.push(UNEVALUATED);
                 closed.push(false);
                 if run.is_goal(run.space.state(nid)) {
-                    let plan = run.space.plan(run.task, nid);
-                    return run.finish(Outcome::Found { plan }, algorithm);
+                    let found = run.found(nid);
+                    return run.finish(found, algorithm);
                 }
                 open.push((hval[id as usize], hval[id as usize]), (ng, nid));
             } else if new {
@@ -1000,10 +1063,10 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                     continue;
                 }
                 open.push((key(ng, hv), hv), (ng, nid));
-            } else if astar && ng < run.space.depth[nid as usize] && hval[nid as usize] != INFINITE
-            {
-                // A shorter path to a known state: reopen it.
-                run.space.depth[nid as usize] = ng;
+            } else if astar && ng < gval[nid as usize] && hval[nid as usize] != INFINITE {
+                // A cheaper path to a known state: reopen it.
+                gval[nid as usize] = ng;
+                run.space.depth[nid as usize] = run.space.depth[id as usize] + 1;
                 run.space.parent[nid as usize] = id;
                 run.space.op[nid as usize] = op;
                 closed[nid as usize] = false;

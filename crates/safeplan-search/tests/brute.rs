@@ -103,7 +103,7 @@ fn enumerate(task: &Task) -> Option<(Option<usize>, Vec<String>)> {
 }
 
 /// `problem` with its goal replaced by `goal`.
-fn with_goal(problem: &str, goal: &str) -> Option<String> {
+pub(crate) fn with_goal(problem: &str, goal: &str) -> Option<String> {
     let start = problem.find("(:goal")?;
     let mut depth = 0usize;
     for (i, c) in problem[start..].char_indices() {

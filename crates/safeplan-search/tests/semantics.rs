@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use safeplan_search::{
-    Algorithm, GroundError, GroundOptions, LimitKind, Limits, Outcome, Planner, SafetyPlanner,
-    SearchOptions, SearchResult,
+    Algorithm, GroundError, GroundOptions, LimitKind, Limits, Measure, Outcome, Planner,
+    SafetyPlanner, SearchOptions, SearchResult,
 };
 use safeplan_validate::{SafetyOptions, SafetyTask, Task};
 
@@ -130,6 +130,160 @@ fn unread_cost_fluent_keeps_the_space_finite() {
     assert_eq!(planner.grounding().numeric, 0);
     let result = planner.plan(&SearchOptions::default());
     assert_eq!(result.stats.stored, 3, "at a, at b, at c");
+}
+
+/// A domain of two routes to `b`: `hop` twice (cost 1 each) or `jump` once (cost 5), each
+/// raising `(total-cost)` as `cost_effect` writes it (`{}` is the amount); the problem's
+/// metric is `metric`.
+fn routes(hop_cost: &str, metric: &str) -> Task {
+    task(
+        &format!(
+            "(define (domain routes) (:requirements :adl :action-costs :numeric-fluents)
+               (:constants a b c)
+               (:predicates (at ?p) (link ?p ?q))
+               (:functions (total-cost) (fuel))
+               (:action hop :parameters (?p ?q) :precondition (and (at ?p) (link ?p ?q))
+                 :effect (and (not (at ?p)) (at ?q) {hop_cost}))
+               (:action jump :parameters () :precondition (at a)
+                 :effect (and (not (at a)) (at c) (increase (total-cost) 5) (increase (fuel) 1))))"
+        ),
+        &format!(
+            "(define (problem p) (:domain routes)
+               (:init (at a) (link a b) (link b c) (= (total-cost) 0) (= (fuel) 0))
+               (:goal (at c)) {metric})"
+        ),
+    )
+}
+
+/// Under `(:metric minimize (total-cost))` the optimal searches find the cheapest plan (two
+/// hops, cost 2), not the shortest (one jump, cost 5), and say so; BFS finds the shortest
+/// and does not call it optimal. Computed by hand.
+#[test]
+fn action_costs_make_the_cheapest_plan_optimal() {
+    let t = routes(
+        "(increase (total-cost) 1)",
+        "(:metric minimize (total-cost))",
+    );
+    for algorithm in [
+        Algorithm::Astar,
+        Algorithm::Lmcut,
+        Algorithm::Auto,
+        Algorithm::LamaAnytime,
+    ] {
+        let r = search_with(&t, algorithm);
+        assert_eq!(
+            found(&r.outcome),
+            ["(hop a b)", "(hop b c)"],
+            "{algorithm:?}"
+        );
+        assert_eq!(
+            (r.measure, r.cost),
+            (Measure::ActionCosts, Some(2)),
+            "{algorithm:?}"
+        );
+        assert_eq!(r.metric_ignored, None);
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["measure"], "action_costs");
+        assert_eq!(json["cost"], 2);
+        assert_eq!(
+            json["optimal"],
+            algorithm != Algorithm::LamaAnytime,
+            "{algorithm:?}"
+        );
+    }
+    let r = search_with(&t, Algorithm::Bfs);
+    assert_eq!(found(&r.outcome), ["(jump)"]);
+    assert_eq!((r.cost, r.is_optimal()), (Some(5), false));
+}
+
+/// A metric that is not action costs is not minimized, and every result says why: plans
+/// are measured in steps (the jump), `cost` is the length.
+#[test]
+fn a_metric_that_is_not_action_costs_is_named_in_every_result() {
+    let cases = [
+        (
+            routes(
+                "(increase (total-cost) 1)",
+                "(:metric maximize (total-cost))",
+            ),
+            "maximized",
+        ),
+        (
+            routes(
+                "(increase (total-cost) 1)",
+                "(:metric minimize (+ (total-cost) (fuel)))",
+            ),
+            "one fluent without arguments",
+        ),
+        (
+            routes(
+                "(when (at a) (increase (total-cost) 1))",
+                "(:metric minimize (total-cost))",
+            ),
+            "(hop a b) updates it inside a `when` or `forall` of (total-cost)",
+        ),
+        (
+            routes(
+                "(increase (total-cost) (fuel))",
+                "(:metric minimize (total-cost))",
+            ),
+            "depends on the state",
+        ),
+        (
+            routes(
+                "(increase (total-cost) 0.5)",
+                "(:metric minimize (total-cost))",
+            ),
+            "increases it by 0.5, not a whole number",
+        ),
+        (
+            routes(
+                "(decrease (total-cost) 1)",
+                "(:metric minimize (total-cost))",
+            ),
+            "by other than `increase`",
+        ),
+    ];
+    for (i, (t, why)) in cases.iter().enumerate() {
+        let r = search_with(t, Algorithm::Lmcut);
+        assert_eq!(found(&r.outcome), ["(jump)"], "case {i}");
+        assert_eq!(
+            (r.measure, r.cost, r.is_optimal()),
+            (Measure::Steps, Some(1), true),
+            "case {i}"
+        );
+        let note = r.metric_ignored.as_deref().unwrap_or_default();
+        assert!(
+            note.starts_with("plans are measured in steps, not by the metric"),
+            "{note}"
+        );
+        assert!(note.contains(why), "case {i}: {note}");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["metric_ignored"], note);
+    }
+    // Any fluent without arguments that only constant increases raise is action costs:
+    // minimizing `(fuel)`, the hops are free.
+    let t = routes("(increase (total-cost) 1)", "(:metric minimize (fuel))");
+    let r = search_with(&t, Algorithm::Lmcut);
+    assert_eq!(found(&r.outcome), ["(hop a b)", "(hop b c)"]);
+    assert_eq!(
+        (r.measure, r.cost, r.metric_ignored),
+        (Measure::ActionCosts, Some(0), None)
+    );
+    // Without a metric there is nothing to say, nor when it minimizes a sequential plan's
+    // `(total-time)`, its number of steps.
+    for metric in ["", "(:metric minimize (total-time))"] {
+        let r = search_with(
+            &routes("(increase (total-cost) 1)", metric),
+            Algorithm::Lmcut,
+        );
+        assert_eq!(found(&r.outcome), ["(jump)"]);
+        assert_eq!(
+            (r.measure, r.metric_ignored),
+            (Measure::Steps, None),
+            "{metric}"
+        );
+    }
 }
 
 /// Reading an undefined fluent is an error, not false: `burn` can never apply, while `glow`

@@ -3,6 +3,7 @@
 
 mod brute;
 mod constrained;
+mod costs;
 mod demo;
 mod ipc;
 mod numeric_rules;

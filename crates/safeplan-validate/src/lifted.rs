@@ -67,6 +67,12 @@ impl Task {
         self.constraints.slots
     }
 
+    /// The problem's `:metric`, if it has one: whether it is minimized, and its expression
+    /// (a planner that minimizes action costs reads `(minimize (total-cost))` here).
+    pub fn metric(&self) -> Option<(safeplan_pddl::ast::Optimization, &NumExpr)> {
+        self.metric.as_ref().map(|(o, e)| (*o, e))
+    }
+
     /// The lifted actions, in declaration order (an action's id is its index).
     pub fn schemas(&self) -> &[Schema] {
         &self.schemas

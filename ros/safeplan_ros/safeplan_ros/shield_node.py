@@ -201,6 +201,9 @@ class ShieldNode(LifecycleNode):
         if response.found:
             response.plan = convert.plan_msg(outcome.get("plan") or [])
             response.sentence = f"found a {len(response.plan.items)}-step plan"
+            # A metric the search did not minimize is said, as in every front end.
+            if result.get("metric_ignored"):
+                response.sentence += f"; {result['metric_ignored']}"
         else:
             why = ", ".join(f"{k} {v}" for k, v in outcome.items() if k != "status")
             response.sentence = f"no plan: {outcome.get('status', 'unknown')}" + (f" ({why})" if why else "")

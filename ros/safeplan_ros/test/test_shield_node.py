@@ -133,6 +133,28 @@ def test_find_plan_returns_a_plan_the_node_calls_safe(soup: Client) -> None:
     assert verdict.valid and verdict.safe, verdict.sentence
 
 
+def test_find_plan_says_when_the_metric_was_not_minimized(ros: Any) -> None:
+    ros.add(shield_node("metric_shield", SOUP))
+    client = Client(ros, "metric_shield")
+    domain = """(define (domain routes) (:requirements :action-costs :numeric-fluents)
+      (:constants a b c) (:predicates (at ?p) (link ?p ?q)) (:functions (total-cost) (fuel))
+      (:action hop :parameters (?p ?q) :precondition (and (at ?p) (link ?p ?q))
+        :effect (and (not (at ?p)) (at ?q) (increase (total-cost) 1)))
+      (:action jump :parameters () :precondition (at a)
+        :effect (and (not (at a)) (at c) (increase (fuel) (total-cost)))))"""
+    problem = """(define (problem p) (:domain routes)
+      (:init (at a) (link a b) (link b c) (= (total-cost) 0) (= (fuel) 0))
+      (:goal (at c)) (:metric minimize (fuel)))"""
+    loaded = client.call("load_task", domain=domain, problem=problem)
+    assert loaded.ok, loaded.error
+    found = client.call("find_plan", kind="any")
+    assert found.ok and found.found, found.error or found.sentence
+    assert found.sentence == (
+        "found a 1-step plan; plans are measured in steps, not by the metric: (jump) increases "
+        "it by an amount that depends on the state of (fuel)"
+    ), found.sentence
+
+
 def test_the_executive_stops_before_the_dangerous_step(ros: Any, soup: Client) -> None:
     robot = ros.add(SimRobot("soup_robot"))
     executive = ros.add(Executive("soup_executive", shield="soup_shield"))

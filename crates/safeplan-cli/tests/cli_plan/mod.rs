@@ -265,3 +265,91 @@ fn bad_input_exits_2_and_plans_nothing() {
         stderr(&out)
     );
 }
+
+/// Two routes to `c`: two hops at 1 each, or one jump at 5, and the metric `metric`.
+fn routes(test: &str, metric: &str) -> Dir {
+    let dir = Dir::new(test);
+    dir.write(
+        "domain.pddl",
+        "(define (domain routes) (:requirements :typing :action-costs)
+           (:constants a b c)
+           (:predicates (at ?p) (link ?p ?q))
+           (:functions (total-cost) (fuel))
+           (:action hop :parameters (?p ?q) :precondition (and (at ?p) (link ?p ?q))
+             :effect (and (not (at ?p)) (at ?q) (increase (total-cost) 1)))
+           (:action jump :parameters () :precondition (at a)
+             :effect (and (not (at a)) (at c) (increase (total-cost) 5) (increase (fuel) (total-cost)))))",
+    )
+    .write(
+        "problem.pddl",
+        format!(
+            "(define (problem p) (:domain routes)
+               (:init (at a) (link a b) (link b c) (= (total-cost) 0) (= (fuel) 0))
+               (:goal (at c)) {metric})"
+        ),
+    );
+    dir
+}
+
+/// Under an action-cost metric the default finds the cheapest plan (two hops, cost 2, not
+/// the one-step jump at 5) and says so; BFS finds the jump and does not call it cheapest.
+/// A metric that is not action costs is not minimized, and the output says why.
+#[test]
+fn action_costs_are_minimized_and_another_metric_is_named() {
+    let dir = routes("plan-costs", "(:metric minimize (total-cost))");
+    let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(steps(&text), ["(hop a b)", "(hop b c)"], "{text}");
+    assert!(
+        text.contains("; plan: 2 steps, cheapest by the metric's action costs (lmcut, by auto)"),
+        "{text}"
+    );
+    assert!(text.contains("; cost = 2\n"), "{text}");
+    let out = run(
+        &dir,
+        &[
+            "plan",
+            "--search",
+            "bfs",
+            "--json",
+            "domain.pddl",
+            "problem.pddl",
+        ],
+    );
+    let v = json(&out);
+    assert_eq!(v["plan"], serde_json::json!(["(jump)"]));
+    assert_eq!(
+        (&v["measure"], &v["optimal"], &v["cost"]),
+        (
+            &serde_json::json!("action_costs"),
+            &serde_json::json!(false),
+            &serde_json::json!(5.0)
+        )
+    );
+    let out = run(
+        &dir,
+        &["plan", "--search", "bfs", "domain.pddl", "problem.pddl"],
+    );
+    assert!(
+        stdout(&out).contains("; plan: 1 steps, not necessarily cheapest (bfs)"),
+        "{}",
+        stdout(&out)
+    );
+
+    // `(fuel)` is raised by the cost so far: a state's number, not an action cost.
+    let dir = routes("plan-costs-fuel", "(:metric minimize (fuel))");
+    let out = run(&dir, &["plan", "--json", "domain.pddl", "problem.pddl"]);
+    let v = json(&out);
+    assert_eq!(v["plan"], serde_json::json!(["(jump)"]));
+    assert_eq!(v["measure"], "steps");
+    let why = "plans are measured in steps, not by the metric: (jump) increases it by an \
+               amount that depends on the state of (fuel)";
+    assert_eq!(v["metric_ignored"], why);
+    let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
+    assert!(
+        stdout(&out).contains(&format!("; {why}\n")),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -13,9 +13,11 @@ The engine writes the UP problem and plan as PDDL (UP's own ``PDDLWriter``) and 
 them with :class:`safeplan.Task` — the same verdicts as the ``safeplan`` CLI, at its speed.
 As a one-shot planner it runs safeplan's default search (``auto``: LM-cut for a tenth of
 the timeout, then LAMA; ``metrics["algorithm"]`` and ``metrics["optimal"]`` say which
-concluded) on the same PDDL and reads the plan back into UP objects; it promises
-satisficing plans only (LAMA's plan is not necessarily shortest, and a shortest plan is not
-a cheapest one under an action-cost metric).
+concluded, ``metrics["measure"]`` whether plans are measured in steps or by the metric's
+action costs, ``metrics["cost"]`` the plan's cost in it) on the same PDDL and reads the plan
+back into UP objects; it promises satisficing plans only (LAMA's plan is not necessarily
+optimal). An action-cost metric of whole numbers is minimized by LM-cut; other metrics are
+not, and ``metrics["metric_ignored"]`` says why.
 Importing this module registers the engine with UP's environment factory; the package also
 declares it as a ``unified_planning.engines`` entry point.
 
@@ -259,10 +261,13 @@ class SafeplanEngine(_Validating, PlanValidatorMixin, OneshotPlannerMixin, Engin
             )
         outcome = found["outcome"]
         info = {k: str(v) for k, v in found["stats"].items()}
-        # Which search concluded (the default, `auto`, is LM-cut or LAMA) and whether its
-        # plan is a shortest one, as the library says.
-        info["algorithm"] = str(found["algorithm"])
-        info["optimal"] = str(found["optimal"])
+        # Which search concluded (the default, `auto`, is LM-cut or LAMA), what plans are
+        # measured in (steps, or the metric's action costs), whether its plan is optimal in
+        # it and what it costs, as the library says; and why the metric was not minimized,
+        # when it was not.
+        for key in ("algorithm", "optimal", "measure", "cost", "metric_ignored"):
+            if found.get(key) is not None:
+                info[key] = str(found[key])
         if outcome["status"] == "found":
             actions = [_action_instance(writer, step) for step in outcome["plan"]]
             return PlanGenerationResult(
