@@ -985,21 +985,56 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         let limit = run.interruption();
         run.finish(Outcome::LimitReached { limit }, algorithm)
     };
+    // Under action costs with free actions, f and h are flat over every state the free
+    // actions reach (rovers-numeric minimizes `(recharges)`: every other action is free),
+    // and A* would search that plateau blind. Ties there go to the lower h_FF counted in
+    // steps, which leads through it as greedy search does; any order among states of equal
+    // f keeps A* optimal. Without free actions, every tie is broken by h alone, as before.
+    let free_actions = run.task.measure == Measure::ActionCosts && run.task.costs.contains(&0);
+    let mut tie = match astar && free_actions {
+        true => match Heuristic::new_unless(run.task, Relaxation::Ff, &|| run.interrupted()) {
+            Some(mut t) => {
+                if run.keeps_rules() {
+                    t.keep_rules(run.task);
+                }
+                Some(t)
+            }
+            None => return cancelled(run),
+        },
+        false => None,
+    };
+    // Per node: its tie-breaking estimate (0 without one).
+    let mut tval: FreedLater<Chunked<u32>> = FreedLater::new(Chunked::new(), Chunked::bytes);
+    let eval_tie = |tie: &mut Option<Heuristic>, run: &mut Run<'_>, id: u32| -> Option<u32> {
+        let Some(t) = tie else {
+            return Some(0);
+        };
+        let run_ref: &Run<'_> = run;
+        let value = t.evaluate_unless(run_ref.space.state(id), &|| run_ref.interrupted());
+        if value.is_none() {
+            run.cancelled = true;
+        }
+        value
+    };
     let Some(h0) = eval_h(&mut h, &mut run, root) else {
         return cancelled(run);
     };
+    let Some(t0) = eval_tie(&mut tie, &mut run, root) else {
+        return cancelled(run);
+    };
     hval.push(h0);
+    tval.push(t0);
     gval.push(0);
     closed.push(false);
     if h0 == INFINITE {
         run.stats.dead_ends += 1;
         return run.finish(Outcome::Unsolvable, algorithm);
     }
-    // Ordered by (key, h), first in first out among equals.
-    let mut open: FreedLater<OpenList<(u32, u32), (u32, u32)>> =
+    // Ordered by (key, h, the tie-breaking estimate), first in first out among equals.
+    let mut open: FreedLater<OpenList<(u32, u32, u32), (u32, u32)>> =
         FreedLater::new(OpenList::default(), OpenList::bytes);
     let key = |g: u32, h: u32| if astar { g.saturating_add(h) } else { h };
-    open.push((key(0, h0), h0), (0u32, root));
+    open.push((key(0, h0), h0, t0), (0u32, root));
     let mut succ = Vec::new();
     while let Some((_, (g, id))) = open.pop() {
         if closed[id as usize] || g > gval[id as usize] {
@@ -1040,12 +1075,13 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                 // parent's estimate and is evaluated only if it is expanded, which saves
                 // most evaluations on tasks with hundreds of successors per state.
                 hval.push(UNEVALUATED);
+                tval.push(0);
                 closed.push(false);
                 if run.is_goal(run.space.state(nid)) {
                     let found = run.found(nid);
                     return run.finish(found, algorithm);
                 }
-                open.push((hval[id as usize], hval[id as usize]), (ng, nid));
+                open.push((hval[id as usize], hval[id as usize], 0), (ng, nid));
             } else if new {
                 // A* evaluates every new successor (LM-cut: many relaxed explorations each):
                 // look at the flag before each one.
@@ -1055,14 +1091,22 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                 let Some(hv) = eval_h(&mut h, &mut run, nid) else {
                     return cancelled(run);
                 };
+                let tv = match hv {
+                    INFINITE => 0,
+                    _ => match eval_tie(&mut tie, &mut run, nid) {
+                        Some(tv) => tv,
+                        None => return cancelled(run),
+                    },
+                };
                 hval.push(hv);
+                tval.push(tv);
                 closed.push(false);
                 if hv == INFINITE {
                     run.stats.dead_ends += 1;
                     closed[nid as usize] = true;
                     continue;
                 }
-                open.push((key(ng, hv), hv), (ng, nid));
+                open.push((key(ng, hv), hv, tv), (ng, nid));
             } else if astar && ng < gval[nid as usize] && hval[nid as usize] != INFINITE {
                 // A cheaper path to a known state: reopen it.
                 gval[nid as usize] = ng;
@@ -1070,7 +1114,8 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
                 run.space.parent[nid as usize] = id;
                 run.space.op[nid as usize] = op;
                 closed[nid as usize] = false;
-                open.push((key(ng, hval[nid as usize]), hval[nid as usize]), (ng, nid));
+                let (hv, tv) = (hval[nid as usize], tval[nid as usize]);
+                open.push((key(ng, hv), hv, tv), (ng, nid));
             }
         }
     }
