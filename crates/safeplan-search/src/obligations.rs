@@ -356,9 +356,11 @@ mod tests {
     use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
     use safeplan_validate::{Task, ValidateOptions, Validator};
 
+    use crate::eval::{Layout, Scratch, apply};
     use crate::heuristic::{Heuristic, INFINITE, Relaxation};
     use crate::landmarks::Landmarks;
     use crate::lmcut::LmCut;
+    use crate::rules::RuleMode;
     use crate::testing::{ground, initial_observed};
 
     /// Two corridors from `l0`: `l1 l2 l3` and `s1 s2 s3 s4`, moves both ways; `x` is
@@ -544,8 +546,8 @@ mod tests {
             })
     }
 
-    /// The shortest plan of at most `depth` steps that the validator accepts (rules kept).
-    fn shortest(domain: &str, problem: &str, depth: usize) -> Option<usize> {
+    /// A shortest plan of at most `depth` steps that the validator accepts (rules kept).
+    fn shortest(domain: &str, problem: &str, depth: usize) -> Option<Vec<String>> {
         let d = parse_domain(domain).value.expect("parses");
         let p = parse_problem(problem).value.expect("parses");
         let task = Task::compile(&d, &p).expect("compiles");
@@ -556,13 +558,13 @@ mod tests {
             .collect();
         let mut validator = Validator::new(&task, ValidateOptions::default());
         let mut layer: Vec<Vec<&str>> = vec![Vec::new()];
-        for n in 0..=depth {
-            let valid = |steps: &Vec<&str>| {
+        for _ in 0..=depth {
+            let mut valid = |steps: &&Vec<&str>| {
                 let plan = parse_plan(&steps.join("\n")).value.unwrap_or_default();
                 validator.is_valid(&plan)
             };
-            if layer.iter().any(valid) {
-                return Some(n);
+            if let Some(plan) = layer.iter().find(&mut valid) {
+                return Some(plan.iter().map(|s| s.to_string()).collect());
             }
             layer = layer
                 .iter()
@@ -585,30 +587,46 @@ mod tests {
             ..ProptestConfig::default()
         })]
 
-        /// What the rules owe is owed by every plan: h_max and LM-cut with it stay at most
-        /// the length of the shortest plan that keeps the rules (found by trying every
-        /// sequence up to 4 steps), LM-cut is at least h_max, and no estimate calls a state
-        /// a dead end when such a plan exists.
+        /// What the rules owe is owed by every plan: in every state along a shortest plan
+        /// that keeps the rules (found by trying every sequence up to 4 steps; from its
+        /// `k`-th state, automata and clock included, no completion is shorter than its
+        /// last `n - k` steps), h_max and LM-cut with the items owed there stay at most
+        /// `n - k`, LM-cut is at least h_max, and no estimate calls the state a dead end.
         #[test]
         fn what_is_owed_keeps_h_max_admissible((domain, problem) in owing_task()) {
             let task = ground(&domain, &problem);
-            let Some(s) = initial_observed(&task) else {
+            let Some(mut s) = initial_observed(&task) else {
                 return Ok(());
             };
-            let Some(n) = shortest(&domain, &problem, 4) else {
+            let Some(plan) = shortest(&domain, &problem, 4) else {
                 return Ok(());
             };
+            let n = plan.len();
             let mut max = Heuristic::new(&task, Relaxation::Max);
             max.keep_rules(&task);
             let mut ff = Heuristic::new(&task, Relaxation::Ff);
             ff.keep_rules(&task);
             let mut lmcut = LmCut::new(&task);
-            let h = max.evaluate(&s);
-            prop_assert!(h as usize <= n, "h_max {h} > {n}\n{domain}\n{problem}");
-            prop_assert_ne!(ff.evaluate(&s), INFINITE, "{}\n{}", domain, problem);
-            let cut = lmcut.evaluate(&s);
-            prop_assert!(cut as usize <= n, "LM-cut {cut} > {n}\n{domain}\n{problem}");
-            prop_assert!(h <= cut, "h_max {h} > LM-cut {cut}\n{domain}\n{problem}");
+            let layout = Layout::new(&task);
+            let (mut next, mut scratch) = (Vec::new(), Scratch::default());
+            for k in 0..=n {
+                let left = n - k;
+                let h = max.evaluate(&s);
+                prop_assert!(h as usize <= left, "h_max {h} > {left} after {k} steps\n{domain}\n{problem}");
+                prop_assert_ne!(ff.evaluate(&s), INFINITE, "after {} steps\n{}\n{}", k, domain, problem);
+                let cut = lmcut.evaluate(&s);
+                prop_assert!(cut as usize <= left, "LM-cut {cut} > {left} after {k} steps\n{domain}\n{problem}");
+                prop_assert!(h <= cut, "h_max {h} > LM-cut {cut} after {k} steps\n{domain}\n{problem}");
+                let Some(step) = plan.get(k) else {
+                    break;
+                };
+                let o = (0..task.ops.len())
+                    .find(|&o| task.action_text(o) == *step)
+                    .expect("every step of a valid plan is a reachable ground action");
+                prop_assert!(apply(&task, &task.ops[o], &s, layout, &mut next, &mut scratch));
+                prop_assert!(task.rules.step(RuleMode::Keep, &mut next, layout, k as u64 + 1, task.slack));
+                std::mem::swap(&mut s, &mut next);
+            }
         }
     }
 }
