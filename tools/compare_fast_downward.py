@@ -116,9 +116,10 @@ def run_safeplan(safeplan: Path, alg: str, domain: Path, problem: Path, seconds:
     outcome = out.get("outcome") or out.get("result", {}).get("outcome") or out
     status = outcome.get("status", "error")
     row = {"status": status, "seconds": wall}
-    # The search that concluded (under `auto`, LM-cut or LAMA) and whether its plan is a
-    # shortest one.
-    for key in ("algorithm", "optimal"):
+    # The search that concluded (under `auto`, LM-cut or LAMA), whether its plan is a
+    # cheapest one in its measure (steps, or the metric's action costs), and its cost (the
+    # metric's value by our validator, else the length).
+    for key in ("algorithm", "optimal", "measure", "cost"):
         if key in outcome:
             row[key] = outcome[key]
     if status == "found":
@@ -150,7 +151,13 @@ def run_fd(driver: Path, config: str, domain: Path, problem: Path, seconds: floa
         wall = time.monotonic() - start
         code = done.returncode
         if code == 0 and plan_file.exists():
-            return {"status": "found", "seconds": wall, "plan": plan_file.read_text()}
+            text = plan_file.read_text()
+            row = {"status": "found", "seconds": wall, "plan": text}
+            # Fast Downward's last line: "; cost = N (unit cost)" or "(general cost)".
+            for line in text.splitlines():
+                if line.startswith("; cost = "):
+                    row["cost"] = float(line.split()[3])
+            return row
         if code in FD_CANNOT_READ:
             return {"status": "cannot_read", "seconds": wall, "exit": code}
         if code in (11, 10):
@@ -223,25 +230,31 @@ def summary(path: Path) -> str:
     limit = rows[0]["limit"] if rows else 0
     lines = [
         f"| configuration | solved, the {len(readable)} Fast Downward reads | solved, the other {len(unread)} "
-        f"| median s on the {len(common)} all solve | total steps on them | invalid plans |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"| median s on the {len(common)} all solve | total steps on them | total cost on them "
+        f"| invalid plans |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for c in configs:
         invalid = sum(1 for p in problems_all if by.get((p, c), {}).get("valid") is False)
         times = [by[(p, c)]["seconds"] for p in common]
         total_steps = sum(by[(p, c)]["steps"] for p in common)
+        costs = [by[(p, c)].get("cost") for p in common]
+        total_cost = f"{sum(costs):g}" if costs and None not in costs else ""
         lines.append(
             f"| {c} | {sum(solved(p, c) for p in readable)} | {sum(solved(p, c) for p in unread)} "
-            f"| {statistics.median(times):.2f} | {total_steps} | {invalid} |"
+            f"| {statistics.median(times):.2f} | {total_steps} | {total_cost} | {invalid} |"
             if times else
-            f"| {c} | {sum(solved(p, c) for p in readable)} | {sum(solved(p, c) for p in unread)} | | | {invalid} |"
+            f"| {c} | {sum(solved(p, c) for p in readable)} | {sum(solved(p, c) for p in unread)} | | | | {invalid} |"
         )
     lines.append("")
     lines.append(f"Limit {limit} s and 4 GiB per run, one run at a time; times are whole processes.")
     for c in configs:
         proven = [p for p in problems_all if solved(p, c) and by[(p, c)].get("optimal")]
         if proven:
-            lines.append(f"{c}: {len(proven)} of its plans proven shortest by the search that found them.")
+            lines.append(
+                f"{c}: {len(proven)} of its plans proven optimal (shortest, or cheapest under "
+                f"action costs) by the search that found them."
+            )
     domains = sorted({p.split("/")[0] for p in problems_all})
     lines.append("")
     lines.append("| domain | " + " | ".join(configs) + " |")
