@@ -170,7 +170,7 @@ fn run(
                     row.solved[k] += 1;
                     row.seconds[k].push(seconds);
                     if k == 0 {
-                        constrained_plan = Some((plan.clone(), result.algorithm.is_optimal()));
+                        constrained_plan = Some((plan.clone(), result.is_optimal()));
                     }
                 }
                 Outcome::Unsolvable => row.unsolvable[k] += 1,

@@ -134,7 +134,8 @@ pub enum CoreCommand {
                       at most the goal's bound. --unsafe finds a feasible plan that ends above \
                       it, --basic ignores danger, and --effort finds the shortest safe and \
                       unsafe plans and prints the safety effort, |safe| - |unsafe|. astar, lmcut \
-                      and bfs find shortest plans; lama and gbfs find plans fast on large \
+                      and bfs find shortest plans (astar and lmcut cheapest ones when the \
+                      metric is action costs, (:metric minimize (total-cost))); lama and gbfs find plans fast on large \
                       tasks (lama solves more). The default, auto, runs lmcut for a tenth of \
                       --timeout (1 s without one) and then lama with the rest, and says which \
                       found the plan; for --effort it runs lmcut alone.",
@@ -353,14 +354,15 @@ pub enum SearchChoice {
     Auto,
     /// Breadth-first search: a shortest plan.
     Bfs,
-    /// A* with h_max: a shortest plan.
+    /// A* with h_max: a shortest plan (a cheapest one under action costs).
     Astar,
     /// Greedy best-first search with h_FF: a plan, fast.
     Gbfs,
     /// LAMA's first iteration (lazy greedy search, h_FF and landmarks, preferred
     /// operators): a plan, fast, on large tasks.
     Lama,
-    /// A* with LM-cut: a shortest plan, with fewer expansions than h_max.
+    /// A* with LM-cut: a shortest plan (a cheapest one under action costs), with fewer
+    /// expansions than h_max.
     Lmcut,
     /// LAMA, then shorter plans by weighted A* (weights 5, 3, 2, 1) until --timeout or a
     /// proof that the plan is a shortest one.

@@ -163,7 +163,8 @@ pub(crate) struct NumVar {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Measure {
-    /// The number of steps: every action costs 1. A task without a metric, or one whose
+    /// The number of steps: every action costs 1. A task without a metric, one whose action
+    /// costs are all 1 (steps are then the metric's measure too: LEXICON's), or one whose
     /// metric is not action costs (then [`GroundTask::metric_note`] says why).
     #[default]
     Steps,
@@ -172,10 +173,10 @@ pub enum Measure {
     ActionCosts,
 }
 
-/// The most one action may cost under [`Measure::ActionCosts`]: the relaxed explorations
-/// keep one bucket per cost value, and the searches add costs in 32 bits. IPC's costs are
-/// in the hundreds at most.
-pub(crate) const MAX_ACTION_COST: f64 = 100_000.0;
+/// The most one action may cost under [`Measure::ActionCosts`]: the relaxed explorations and
+/// LAMA's queues keep one bucket per cost value, and the searches add costs in 32 bits.
+/// IPC's costs are in the tens.
+pub(crate) const MAX_ACTION_COST: f64 = 1_000.0;
 
 /// A grounded task: reachable fluent atoms, ground actions, numeric variables, goal.
 #[derive(Clone, Debug)]
@@ -874,6 +875,9 @@ impl Compiler<'_, '_> {
                                 "increases it by {c}, not a whole number from 0 to {MAX_ACTION_COST}"
                             ));
                         }
+                        GNum::Undefined => {
+                            return Err("increases it by a function with no value".into());
+                        }
                         _ => {
                             return Err(
                                 "increases it by an amount that depends on the state".into()
@@ -886,6 +890,11 @@ impl Compiler<'_, '_> {
                 }
                 Eff::Num { .. } | Eff::Add(_) | Eff::Del(_) => {}
             }
+        }
+        if sum > MAX_ACTION_COST {
+            return Err(format!(
+                "increases it by {sum} in all, more than {MAX_ACTION_COST}"
+            ));
         }
         Ok(sum)
     }
@@ -1331,6 +1340,8 @@ impl GroundTask {
         }
 
         let (measure, costs, metric_note) = match (cost_function, not_costs) {
+            // Every action at 1: the metric counts steps, and so do the searches.
+            (Ok(Some(_)), None) if costs.iter().all(|&c| c == 1) => (Measure::Steps, costs, None),
             (Ok(Some(_)), None) => (Measure::ActionCosts, costs, None),
             (_, Some(why)) => (
                 Measure::Steps,
@@ -1439,8 +1450,8 @@ impl GroundTask {
     pub(crate) fn in_steps(&mut self) {
         if self.measure == Measure::ActionCosts {
             self.metric_note = Some(
-                "plans are measured in steps, not by the metric's action costs: the plans of a \
-                 safety task are, as safety effort is a difference of their lengths"
+                "plans are measured in steps, not by the metric's action costs: safety effort \
+                 is a difference of plan lengths"
                     .into(),
             );
         }

@@ -17,7 +17,7 @@
 //! - **Boosting.** When either heuristic reaches a value lower than any before, the two
 //!   preferred queues get 1,000 turns ahead, so progress is followed while it lasts.
 //!
-//! Plans are measured in steps, as everywhere in this crate (LAMA's `one` cost type).
+//! This iteration counts steps whatever the metric (LAMA's `one` cost type, as `lama-first`).
 //! Duplicates are not reopened; a state h_FF proves a dead end is dropped, which is sound,
 //! so an exhausted search is a proof that no plan exists. Every entry taken checks the
 //! limits, so cancellation is seen within one expansion.
@@ -25,8 +25,10 @@
 //! **Anytime** (`lama-anytime`, LAMA's later iterations): after the first plan, the search
 //! starts again as lazy *weighted A** with the same queues and preferred operators, ordered
 //! by `g + w·h` for `w` = 5, 3, 2, 1, then 1 again, each iteration pruning every path as
-//! long as the best plan so far and reopening a state reached by a shorter path. Each plan
-//! an iteration finds is shorter than the last. When an iteration runs out of states, no
+//! long as the best plan so far and reopening a state reached by a shorter path (under action
+//! costs, `g` is the path's cost, h_FF counts each action at its cost plus one, as LAMA's
+//! `adapt_costs(plusone)`, and "long" and "short" read "costly" and "cheap"). Each plan an
+//! iteration finds is shorter than the last. When an iteration runs out of states, no
 //! shorter plan exists (only paths as long as the best and proven dead ends were pruned),
 //! so the best plan is a shortest one and the search stops; a limit (time, states, memory,
 //! cancellation) stops it with the best plan so far.

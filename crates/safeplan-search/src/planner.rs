@@ -69,6 +69,8 @@ fn confirmed(
             plan: plan.clone(),
             reason,
         };
+        // A cost belongs to a plan returned, and this one is not.
+        result.cost = None;
     }
     result
 }
@@ -171,18 +173,13 @@ impl SafetyPlanner {
     /// constraints, the basic task too, for [`SafetyPlanner::basic_plan`]).
     pub fn new(safety: &SafetyTask, options: &GroundOptions) -> Result<SafetyPlanner, GroundError> {
         let keep: Vec<u32> = safety.danger_function().into_iter().collect();
-        let mut planner = Planner::ground(safety.tracking(), options, &keep)?;
-        // Safety effort is a difference of plan lengths (DESPITE's definition): every plan of
-        // a safety task is measured in steps, whatever its metric.
-        planner.task.in_steps();
+        let planner = Planner::ground(safety.tracking(), options, &keep)?;
         let danger = safety
             .danger_function()
             .and_then(|f| planner.task.var_of(f));
         let monotone = danger.is_some_and(|d| monotone(&planner.task, d));
         let basic = if safety.tracking().has_hard_constraints() {
-            let mut basic = Planner::new(safety.basic(), options)?;
-            basic.task.in_steps();
-            Some(basic)
+            Some(Planner::new(safety.basic(), options)?)
         } else {
             None
         };
@@ -271,6 +268,13 @@ impl SafetyPlanner {
     /// with LM-cut alone here ([`Algorithm::for_shortest`]); with a satisficing algorithm
     /// the plans are found but the effort is not computed.
     pub fn effort(&self, options: &SearchOptions) -> SafetyEffort {
+        // Safety effort is a difference of plan lengths (DESPITE's definition): under action
+        // costs its two searches run on a copy measured in steps (and say so).
+        if self.planner.task.measure == crate::ground::Measure::ActionCosts {
+            let mut steps = self.clone();
+            steps.planner.task.in_steps();
+            return steps.effort(options);
+        }
         let options = &SearchOptions {
             algorithm: options.algorithm.for_shortest(),
             limits: options.limits.clone(),

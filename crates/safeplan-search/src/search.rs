@@ -42,9 +42,10 @@ pub enum Algorithm {
     /// this one.
     #[default]
     Auto,
-    /// Breadth-first search: a shortest plan.
+    /// Breadth-first search: a shortest plan (not a cheapest one under action costs).
     Bfs,
-    /// A* with h_max: a shortest plan, usually with fewer expansions than BFS.
+    /// A* with h_max: a shortest plan (a cheapest one under action costs, [`Measure`]),
+    /// usually with fewer expansions than BFS.
     Astar,
     /// Greedy best-first search with h_FF: a plan quickly, not necessarily a shortest one.
     Gbfs,
@@ -53,13 +54,15 @@ pub enum Algorithm {
     /// that is boosted on progress. A plan quickly on large tasks, not necessarily a
     /// shortest one.
     Lama,
-    /// A* with LM-cut: a shortest plan, with an estimate that dominates h_max (far fewer
-    /// expansions on most tasks, more time per state).
+    /// A* with LM-cut: a shortest plan (a cheapest one under action costs), with an
+    /// estimate that dominates h_max (far fewer expansions on most tasks, more time per
+    /// state).
     Lmcut,
-    /// LAMA with its anytime iterations (Fast Downward's `lama`, in steps): the first plan
-    /// as [`Algorithm::Lama`], then weighted A* with weights 5, 3, 2, 1 for shorter ones
-    /// while the limits allow. Returns the best plan when a limit stops it; a search that
-    /// runs to its end has proved that plan a shortest one.
+    /// LAMA with its anytime iterations (Fast Downward's `lama`): the first plan as
+    /// [`Algorithm::Lama`], then weighted A* with weights 5, 3, 2, 1 for shorter (under
+    /// action costs, cheaper) ones while the limits allow. Returns the best plan when a limit
+    /// stops it; a search that runs to its end has proved that plan a shortest (cheapest)
+    /// one.
     LamaAnytime,
 }
 
@@ -960,6 +963,9 @@ impl Estimator {
     }
 }
 
+/// A best-first search's open list: (f or h, h, tie-breaking estimate) to (g, node).
+type Open = OpenList<(u32, u32, u32), (u32, u32)>;
+
 /// A* (f = g + h with an admissible h, reopening when a cheaper path is found; g and h in
 /// the task's measure, steps or action costs) or greedy best-first (h only). Ties go to the
 /// lower h, then to the earlier state.
@@ -1031,8 +1037,7 @@ fn best_first(mut run: Run<'_>, root: u32, mut h: Estimator, algorithm: Algorith
         return run.finish(Outcome::Unsolvable, algorithm);
     }
     // Ordered by (key, h, the tie-breaking estimate), first in first out among equals.
-    let mut open: FreedLater<OpenList<(u32, u32, u32), (u32, u32)>> =
-        FreedLater::new(OpenList::default(), OpenList::bytes);
+    let mut open: FreedLater<Open> = FreedLater::new(OpenList::default(), OpenList::bytes);
     let key = |g: u32, h: u32| if astar { g.saturating_add(h) } else { h };
     open.push((key(0, h0), h0, t0), (0u32, root));
     let mut succ = Vec::new();

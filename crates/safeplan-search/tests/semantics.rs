@@ -460,6 +460,48 @@ fn safety(domain_text: &str, problem_text: &str) -> SafetyTask {
     .expect("safety-augmented")
 }
 
+/// A safety task whose rule is a trajectory constraint and whose metric is action costs: its
+/// safe plan is the cheapest that keeps the rule (two hops at 1, not the jump at 5), like any
+/// plan; safety effort compares lengths, so its searches run in steps and say so. Computed
+/// by hand.
+#[test]
+fn safe_plans_follow_the_metric_and_effort_counts_steps() {
+    let domain_text = "(define (domain routes) (:requirements :adl :action-costs :constraints)
+       (:constants a b c)
+       (:predicates (at ?p) (link ?p ?q))
+       (:functions (total-cost))
+       (:action hop :parameters (?p ?q) :precondition (and (at ?p) (link ?p ?q))
+         :effect (and (not (at ?p)) (at ?q) (increase (total-cost) 1)))
+       (:action jump :parameters () :precondition (at a)
+         :effect (and (not (at a)) (at c) (increase (total-cost) 5))))";
+    let problem_text = "(define (problem p) (:domain routes)
+       (:init (at a) (link a b) (link b c) (= (total-cost) 0))
+       (:goal (at c)) (:constraints (sometime (at c))) (:metric minimize (total-cost)))";
+    let safety = safety(domain_text, problem_text);
+    let planner = SafetyPlanner::new(&safety, &GroundOptions::default()).unwrap();
+    let options = SearchOptions {
+        algorithm: Algorithm::Lmcut,
+        ..SearchOptions::default()
+    };
+    let safe = planner.safe_plan(&options);
+    assert_eq!(found(&safe.outcome), ["(hop a b)", "(hop b c)"]);
+    assert_eq!(
+        (safe.measure, safe.cost, &safe.metric_ignored),
+        (Measure::ActionCosts, Some(2), &None)
+    );
+    let effort = planner.effort(&options);
+    assert_eq!(found(&effort.safe.outcome), ["(jump)"]);
+    assert_eq!(
+        (effort.safe.measure, effort.safe.cost),
+        (Measure::Steps, Some(1))
+    );
+    let note = effort.safe.metric_ignored.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("safety effort is a difference of plan lengths"),
+        "{note}"
+    );
+}
+
 const SAFETY_PROBLEM: &str = "(define (problem p) (:domain s) (:init (= (danger) 0))
     (:goal (and (done) (= (danger) 0))))";
 
