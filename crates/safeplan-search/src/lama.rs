@@ -275,8 +275,14 @@ fn iterate(
             Some(_) => g[id as usize],
         };
         for &o in &sh.ops {
-            let g_child = g_here.saturating_add(run.task.costs[o as usize]);
-            let (k_ff, k_lm) = (key(g_child, h_ff), key(g_child, h_lm));
+            // The greedy iteration orders by h alone: no action's cost is read there.
+            let (k_ff, k_lm) = match weight {
+                None => (h_ff, h_lm),
+                Some(_) => {
+                    let g_child = g_here.saturating_add(run.task.costs[o as usize]);
+                    (key(g_child, h_ff), key(g_child, h_lm))
+                }
+            };
             queues[FF].push(k_ff, (id, o));
             queues[LM].push(k_lm, (id, o));
             if sh.preferred.binary_search(&o).is_ok() {

@@ -183,7 +183,8 @@ fn cheapest_paths(task: &Task, actions: &[(GroundAction, u64)]) -> Vec<(State, u
             }
             let next = m.state().clone();
             let nc = c + ac;
-            match ids.get(&key(&next)) {
+            let k = key(&next);
+            match ids.get(&k) {
                 Some(&n) => {
                     if nc < best[n] {
                         best[n] = nc;
@@ -191,7 +192,7 @@ fn cheapest_paths(task: &Task, actions: &[(GroundAction, u64)]) -> Vec<(State, u
                     }
                 }
                 None => {
-                    ids.insert(key(&next), states.len());
+                    ids.insert(k, states.len());
                     heap.push(Reverse((nc, states.len())));
                     states.push(next);
                     best.push(nc);
@@ -214,7 +215,9 @@ fn exhaustive(task: &Task, actions: &[(GroundAction, u64)]) -> Option<(u64, usiz
     Some((cheapest, shortest))
 }
 
-/// The shortest plan's length, breadth-first.
+/// The shortest plan's length, breadth-first, states told apart by their atoms (not
+/// `brute.rs`'s enumeration, which also tells them apart by their numbers: here
+/// `total-cost` grows along every path, and that space has no end).
 fn bfs_steps(task: &Task, actions: &[(GroundAction, u64)]) -> Option<usize> {
     let key = |s: &State| task.describe_state(s).atoms;
     let start = task.initial_state();
