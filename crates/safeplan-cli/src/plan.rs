@@ -280,8 +280,10 @@ fn combine(a: Status, b: Status) -> Status {
 /// A search result whose plan (if any) passed the validator.
 struct Confirmed {
     length: Option<usize>,
-    /// The metric's value when the problem has one, else the length.
-    cost: Option<f64>,
+    /// The validator's value of the problem's metric for the plan, when it has one. The
+    /// plan's cost is the search's ([`SearchResult::cost`], in its measure): the two differ
+    /// only when the metric was not minimized, and then both are printed.
+    metric: Option<f64>,
 }
 
 /// Validate the plan of `result` as `target` claims it: valid; safe; feasible and unsafe.
@@ -305,7 +307,7 @@ fn checked(
     let Some(steps) = result.outcome.plan() else {
         return Ok(Confirmed {
             length: None,
-            cost: None,
+            metric: None,
         });
     };
     let plan = safeplan_pddl::parse_plan(&steps.join("\n")).value;
@@ -327,11 +329,7 @@ fn checked(
     match verdict {
         Some((true, metric)) => Ok(Confirmed {
             length: Some(steps.len()),
-            cost: Some(if task.has_metric() {
-                metric.unwrap_or(f64::NAN)
-            } else {
-                steps.len() as f64
-            }),
+            metric: metric.filter(|_| task.has_metric()),
         }),
         _ => Err(Failure::Input {
             message: format!(
@@ -358,9 +356,14 @@ impl Confirmed {
             "measure": result.measure,
             "plan": result.outcome.plan(),
             "length": self.length,
-            "cost": self.cost.filter(|c| c.is_finite()),
+            "cost": result.cost,
             "stats": result.stats,
         });
+        if let (Some(metric), Some(map)) =
+            (self.metric.filter(|m| m.is_finite()), value.as_object_mut())
+        {
+            map.insert("metric".into(), json!(metric));
+        }
         if let (Outcome::LimitReached { limit }, Some(map)) =
             (&result.outcome, value.as_object_mut())
         {
@@ -433,11 +436,13 @@ impl Confirmed {
                     target.plan_words(),
                     plan.len()
                 );
-                match self.cost {
-                    Some(c) if c.is_finite() => text += &format!("; cost = {c}\n"),
-                    _ => {}
+                if let Some(cost) = result.cost {
+                    text += &format!("; cost = {cost}\n");
                 }
                 if let Some(why) = &result.metric_ignored {
+                    if let Some(metric) = self.metric.filter(|m| m.is_finite()) {
+                        text += &format!("; metric = {metric}\n");
+                    }
                     text += &format!("; {why}\n");
                 }
                 text

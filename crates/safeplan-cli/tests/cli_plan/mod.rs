@@ -293,7 +293,8 @@ fn routes(test: &str, metric: &str) -> Dir {
 
 /// Under an action-cost metric the default finds the cheapest plan (two hops, cost 2, not
 /// the one-step jump at 5) and says so; BFS finds the jump and does not call it cheapest.
-/// A metric that is not action costs is not minimized, and the output says why.
+/// A metric that is not action costs is not minimized, and the output says why and gives
+/// its value beside the cost in steps.
 #[test]
 fn action_costs_are_minimized_and_another_metric_is_named() {
     let dir = routes("plan-costs", "(:metric minimize (total-cost))");
@@ -324,7 +325,7 @@ fn action_costs_are_minimized_and_another_metric_is_named() {
         (
             &serde_json::json!("action_costs"),
             &serde_json::json!(false),
-            &serde_json::json!(5.0)
+            &serde_json::json!(5)
         )
     );
     let out = run(
@@ -346,9 +347,16 @@ fn action_costs_are_minimized_and_another_metric_is_named() {
     let why = "plans are measured in steps, not by the metric: (jump) increases it by an \
                amount that depends on the state of (fuel)";
     assert_eq!(v["metric_ignored"], why);
+    // The plan's cost is in the search's measure (1 step), as the library's and Python's
+    // results say; the metric the validator computes (the jump reads `total-cost` before
+    // it rises: 0) is its own field.
+    assert_eq!(
+        (&v["cost"], &v["metric"]),
+        (&serde_json::json!(1), &serde_json::json!(0.0))
+    );
     let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
     assert!(
-        stdout(&out).contains(&format!("; {why}\n")),
+        stdout(&out).contains(&format!("; cost = 1\n; metric = 0\n; {why}\n")),
         "{}",
         stdout(&out)
     );
