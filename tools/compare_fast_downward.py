@@ -7,7 +7,9 @@ configuration, one at a time on this machine:
 - ``safeplan:ALG``: ``safeplan plan DOMAIN PROBLEM --search ALG --timeout S --json``;
 - ``fd:lama-first``: Fast Downward's driver from ``up-fast-downward``,
   ``fast-downward.py --alias lama-first --overall-time-limit S ... DOMAIN PROBLEM``;
-- ``fd:lmcut``: the same driver with ``--search "astar(lmcut())"``.
+- ``fd:lmcut``: the same driver with ``--search "astar(lmcut())"``;
+- ``safeplan@NAME:ALG``: as ``safeplan:ALG`` with another build of safeplan, given as
+  ``--binary NAME=PATH`` (a commit before a change, run beside it in the same run).
 
 Both are whole processes timed from spawn to exit by this script, with the same time limit
 and a 4 GiB memory limit (ours: ``--max-memory 4096``; Fast Downward's
@@ -117,8 +119,8 @@ def run_safeplan(safeplan: Path, alg: str, domain: Path, problem: Path, seconds:
     status = outcome.get("status", "error")
     row = {"status": status, "seconds": wall}
     # The search that concluded (under `auto`, LM-cut or LAMA), whether its plan is a
-    # cheapest one in its measure (steps, or the metric's action costs), and its cost (the
-    # metric's value by our validator, else the length).
+    # cheapest one in its measure (steps, or the metric's action costs), and its cost in
+    # that measure (builds before afc3266 gave the metric's value by our validator).
     for key in ("algorithm", "optimal", "measure", "cost"):
         if key in outcome:
             row[key] = outcome[key]
@@ -174,6 +176,12 @@ def run(args: argparse.Namespace) -> None:
     safeplan = Path(args.safeplan)
     if not safeplan.exists():
         sys.exit(f"error: {safeplan} does not exist; run `cargo build --release -p safeplan-cli`")
+    binaries = {"": safeplan}
+    for named in args.binary:
+        name, _, path = named.partition("=")
+        if not name or not Path(path).exists():
+            sys.exit(f"error: --binary {named!r}: give NAME=PATH of an existing safeplan")
+        binaries[name] = Path(path)
     driver = fd_driver() if any(c.startswith("fd:") for c in args.config) else None
     out = Path(args.out)
     done: set[tuple[str, str]] = set()
@@ -188,8 +196,9 @@ def run(args: argparse.Namespace) -> None:
                 if (problem_rel, config) in done:
                     continue
                 kind, _, name = config.partition(":")
-                if kind == "safeplan":
-                    row = run_safeplan(safeplan, name, domain, problem, args.seconds)
+                kind, _, build = kind.partition("@")
+                if kind == "safeplan" and build in binaries:
+                    row = run_safeplan(binaries[build], name, domain, problem, args.seconds)
                 elif kind == "fd" and driver is not None:
                     row = run_fd(driver, name, domain, problem, args.seconds)
                 else:
@@ -275,6 +284,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "target" / "fd-compare.jsonl"))
     parser.add_argument("--safeplan", default=str(ROOT / "target" / "release" / "safeplan"))
     parser.add_argument("--summary", help="print the table of a results file and stop")
+    parser.add_argument("--binary", action="append", default=[], metavar="NAME=PATH",
+                        help="another safeplan build, for configurations safeplan@NAME:ALG")
     args = parser.parse_args()
     if args.summary:
         print(summary(Path(args.summary)))
