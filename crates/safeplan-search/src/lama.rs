@@ -26,8 +26,9 @@
 //! starts again as lazy *weighted A** with the same queues and preferred operators, ordered
 //! by `g + w·h` for `w` = 5, 3, 2, 1, then 1 again, each iteration pruning every path as
 //! long as the best plan so far and reopening a state reached by a shorter path (under action
-//! costs, `g` is the path's cost, h_FF counts each action at its cost plus one, as LAMA's
-//! `adapt_costs(plusone)`, and "long" and "short" read "costly" and "cheap"). Each plan an
+//! costs, `g` is the path's cost, h_FF counts each action at its cost plus one and each
+//! landmark weighs its cheapest achiever's cost plus one, as LAMA's `adapt_costs(plusone)`,
+//! and "long" and "short" read "costly" and "cheap"). Each plan an
 //! iteration finds is shorter than the last. When an iteration runs out of states, no
 //! shorter plan exists (only paths as long as the best and proven dead ends were pruned),
 //! so the best plan is a shortest one and the search stops; a limit (time, states, memory,
@@ -144,9 +145,11 @@ pub(crate) fn lama_anytime(mut run: Run<'_>, root: u32) -> SearchResult {
         }
     };
     // Under action costs, the later iterations' h_FF counts each action at its cost plus
-    // one, as LAMA's do (the landmark count stays a count).
+    // one, and the landmarks weigh their cheapest achiever's, as LAMA's do: both are then on
+    // the scale of the path's cost they are added to.
     if run.task.measure == Measure::ActionCosts {
         shared.ff.plus_one_costs(run.task);
+        shared.landmarks.plus_one_costs();
     }
     for w in WEIGHTS.into_iter().chain(std::iter::repeat(1)) {
         match iterate(&mut run, &mut shared, root, Some(w), bound) {

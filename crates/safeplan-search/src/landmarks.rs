@@ -28,6 +28,12 @@
 //! is the landmarks not accepted plus the accepted ones required again: false now, and a
 //! goal atom or necessarily before a landmark not yet accepted. It is not admissible and is
 //! meant for greedy search, beside h_FF (`crate::lama`).
+//!
+//! Under action costs, LAMA's iterations after the first weigh each landmark instead of
+//! counting it ([`Landmarks::plus_one_costs`], Fast Downward's `landmark_sum` with
+//! `adapt_costs(plusone)`): a landmark costs its cheapest achiever's cost plus one (any
+//! action adding one of its atoms, as LAMA 2011's), and the value is the sum over the
+//! landmarks counted above. It is then on the scale of the path's cost it is added to.
 
 use crate::backchain::{Relaxation, backchain};
 use crate::eval::set;
@@ -54,6 +60,11 @@ pub(crate) struct Landmarks {
     goal: Vec<bool>,
     /// Per landmark: the landmarks it is necessarily (or greedy-necessarily) before.
     necessary_for: Vec<Vec<u32>>,
+    /// Per landmark: what it adds to the value (1, or its cheapest achiever's cost plus one
+    /// after [`Landmarks::plus_one_costs`]).
+    weight: Vec<u32>,
+    /// Per landmark: its cheapest achiever's action cost plus one (1 when nothing adds it).
+    plus_one: Vec<u32>,
     /// Words of one accepted set.
     words: usize,
     /// What the rules owe, when the search keeps them ([`Landmarks::keep_rules`]): each item
@@ -103,7 +114,7 @@ impl Landmarks {
     pub fn new_unless(task: &GroundTask, stop: &dyn Fn() -> bool) -> Option<Landmarks> {
         let relaxed = RelaxedAtoms::new_unless(task, stop)?;
         let n = relaxed.len();
-        let RelaxedActions { pres, adds, .. } = relaxed.actions_unless(task, stop)?;
+        let RelaxedActions { pres, adds, op_of } = relaxed.actions_unless(task, stop)?;
         let mut init_bits = vec![0u64; task.atoms.len().div_ceil(64).max(1)];
         for &a in &task.init {
             set(&mut init_bits, a, true);
@@ -257,12 +268,35 @@ impl Landmarks {
         for (p, q) in orders {
             necessary_for[p as usize].push(q);
         }
+        // Each landmark's cheapest achiever, over every relaxed action adding one of its
+        // atoms (reachable or not, as LAMA 2011's "possible achievers").
+        let mut landmark_of = vec![NONE; n];
+        for (i, set) in sets.iter().enumerate() {
+            for &a in set {
+                landmark_of[a as usize] = i as u32;
+            }
+        }
+        let mut plus_one = vec![NONE; sets.len()];
+        for (r, &o) in op_of.iter().enumerate() {
+            let cost = task.costs[o as usize].saturating_add(1);
+            for &q in adds.row(r) {
+                if let Some(slot) = plus_one.get_mut(landmark_of[q as usize] as usize) {
+                    *slot = (*slot).min(cost);
+                }
+            }
+        }
+        plus_one
+            .iter_mut()
+            .filter(|c| **c == NONE)
+            .for_each(|c| *c = 1);
         let words = sets.len().div_ceil(64).max(1);
         Some(Landmarks {
             relaxed,
             sets: rows,
             goal,
             necessary_for,
+            weight: vec![1; plus_one.len()],
+            plus_one,
             words,
             obligations: None,
             owed: Vec::new(),
@@ -273,6 +307,13 @@ impl Landmarks {
     /// a search that keeps them.
     pub fn keep_rules(&mut self, task: &GroundTask) {
         self.obligations = Obligations::new(task, &self.relaxed);
+    }
+
+    /// Weigh each landmark at its cheapest achiever's action cost plus one, as LAMA's
+    /// iterations after the first do under action costs. What the rules owe still counts 1
+    /// an item (no action is its achiever; 1 is at most what any achieving step adds).
+    pub fn plus_one_costs(&mut self) {
+        self.weight.clone_from(&self.plus_one);
     }
 
     /// The landmarks of `task`'s goal, found to the end.
@@ -318,12 +359,13 @@ impl Landmarks {
                     .any(|&j| !Landmarks::accepted(accepted, j as usize)))
     }
 
-    /// The landmark count of state `s` with accepted set `accepted`.
+    /// The landmark count of state `s` with accepted set `accepted` (the sum of the
+    /// landmarks' weights after [`Landmarks::plus_one_costs`]).
     pub fn value(&mut self, accepted: &[u64], s: &[u64]) -> u32 {
-        let mut h = 0;
+        let mut h: u32 = 0;
         for i in 0..self.sets.len() {
             if !Landmarks::accepted(accepted, i) || self.required_again(accepted, s, i) {
-                h += 1;
+                h = h.saturating_add(self.weight[i]);
             }
         }
         if let Some(ob) = &self.obligations {
@@ -380,6 +422,40 @@ mod tests {
         assert_eq!(lm.value(&accepted, &with_x), 1);
         // Once `x` is false again it is not required again.
         assert_eq!(lm.value(&accepted, &s), 1);
+    }
+
+    /// Under action costs, LAMA's later iterations weigh a landmark at its cheapest achiever's
+    /// cost plus one. `a`, `b`, `c` cost 0 to make (weight 1 each), `g1` 2 by `left` or 7 by
+    /// `both` (weight 3), `g2` 3 by `right` or 7 (weight 4): 10 at the start, where the count
+    /// is 5; with `a` made, 9. Computed by hand.
+    #[test]
+    fn landmarks_weigh_their_cheapest_achiever_plus_one() {
+        let task = crate::testing::ground(
+            "(define (domain d) (:requirements :action-costs)
+               (:predicates (a) (b) (c) (g1) (g2))
+               (:functions (total-cost))
+               (:action one :parameters () :precondition (and) :effect (and (a) (increase (total-cost) 0)))
+               (:action two :parameters () :precondition (a) :effect (b))
+               (:action three :parameters () :precondition (b) :effect (c))
+               (:action left :parameters () :precondition (c) :effect (and (g1) (increase (total-cost) 2)))
+               (:action right :parameters () :precondition (c) :effect (and (g2) (increase (total-cost) 3)))
+               (:action both :parameters () :precondition (c) :effect (and (g1) (g2) (increase (total-cost) 7))))",
+            "(define (problem p) (:domain d) (:init (= (total-cost) 0)) (:goal (and (g1) (g2)))
+               (:metric minimize (total-cost)))",
+        );
+        let mut lm = Landmarks::new(&task);
+        let s = crate::testing::initial(&task);
+        let none = vec![0u64; lm.words()];
+        assert_eq!(lm.value(&none, &s), 5);
+        lm.plus_one_costs();
+        assert_eq!(lm.value(&none, &s), 10);
+        // Only `one` applies at the start.
+        let [with_a] = &successors(&task, &s)[..] else {
+            panic!("one successor expected");
+        };
+        let mut accepted = Vec::new();
+        lm.advance(&none, with_a, &mut accepted);
+        assert_eq!(lm.value(&accepted, with_a), 9);
     }
 
     /// Three trays, any of which can serve at the table: back-chaining finds "one tray is at
