@@ -23,8 +23,12 @@
 //! orders decide when a landmark already reached is *required again*. A property test
 //! checks every landmark and every order against exhaustive search on random tasks.
 //!
-//! The heuristic follows a path: a landmark is *accepted* once it has been true (the
-//! accepted set is stored with each state, from the first path that reached it). Its value
+//! Between simple landmarks, *reasonable* orders (`crate::reasonable`, as LAMA's) say which
+//! to achieve first where achieving them the other way round is wasted work.
+//!
+//! The heuristic follows a path: a landmark is *accepted* once it has been true with every
+//! landmark reasonably before it accepted (the accepted set is stored with each state, from
+//! the first path that reached it): a goal achieved too early still counts. Its value
 //! is the landmarks not accepted plus the accepted ones required again: false now, and a
 //! goal atom or necessarily before a landmark not yet accepted. It is not admissible and is
 //! meant for greedy search, beside h_FF (`crate::lama`).
@@ -40,6 +44,7 @@ use crate::eval::set;
 use crate::ground::GroundTask;
 use crate::heuristic::BUILD_STOP_EVERY;
 use crate::obligations::Obligations;
+use crate::reasonable::{Graph, reasonable_orders};
 use crate::relaxed::{RelaxedActions, RelaxedAtoms};
 use crate::rows::Rows;
 
@@ -60,6 +65,11 @@ pub(crate) struct Landmarks {
     goal: Vec<bool>,
     /// Per landmark: the landmarks it is necessarily (or greedy-necessarily) before.
     necessary_for: Vec<Vec<u32>>,
+    /// Per landmark: the landmarks reasonably before it (`crate::reasonable`), which must be
+    /// accepted before it is.
+    reasonable_parents: Vec<Vec<u32>>,
+    /// The landmarks that have reasonable parents.
+    gated: Vec<u32>,
     /// Per landmark: what it adds to the value (1, or its cheapest achiever's cost plus one
     /// after [`Landmarks::plus_one_costs`]).
     weight: Vec<u32>,
@@ -258,7 +268,7 @@ impl Landmarks {
         for set in &sets {
             rows.push_row(set);
         }
-        let goal = sets
+        let goal: Vec<bool> = sets
             .iter()
             .map(|set| matches!(set[..], [a] if goal_atoms.binary_search(&a).is_ok()))
             .collect();
@@ -268,6 +278,38 @@ impl Landmarks {
         for (p, q) in orders {
             necessary_for[p as usize].push(q);
         }
+        // Reasonable orders, between simple landmarks of the task's own atoms.
+        let atom: Vec<Option<u32>> = sets
+            .iter()
+            .map(|set| match set[..] {
+                [a] => match relaxed.task_atom(a) {
+                    (t, false) => Some(t),
+                    (_, true) => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let holds_initially: Vec<bool> = sets
+            .iter()
+            .map(|set| set.iter().any(|&a| initially[a as usize]))
+            .collect();
+        let reasonable = reasonable_orders(
+            task,
+            &Graph {
+                atom: &atom,
+                goal: &goal,
+                initially: &holds_initially,
+                necessary_for: &necessary_for,
+            },
+            stop,
+        )?;
+        let mut reasonable_parents = vec![Vec::new(); sets.len()];
+        for (before, after) in reasonable {
+            reasonable_parents[after as usize].push(before);
+        }
+        let gated = (0..sets.len() as u32)
+            .filter(|&i| !reasonable_parents[i as usize].is_empty())
+            .collect();
         // Each landmark's cheapest achiever, over every relaxed action adding one of its
         // atoms (reachable or not, as LAMA 2011's "possible achievers").
         let mut landmark_of = vec![NONE; n];
@@ -295,6 +337,8 @@ impl Landmarks {
             sets: rows,
             goal,
             necessary_for,
+            reasonable_parents,
+            gated,
             weight: vec![1; plus_one.len()],
             plus_one,
             words,
@@ -328,13 +372,35 @@ impl Landmarks {
     }
 
     /// The accepted set of a state reached from a state with accepted set `before` (the
-    /// initial state: all zeros): `before` plus every landmark true in `s`, into `out`.
+    /// initial state: all zeros), into `out`: `before` plus every landmark true in `s`
+    /// whose reasonable parents are accepted (in `before`, or now: a parent true in `s`
+    /// with its own parents accepted).
     pub fn advance(&self, before: &[u64], s: &[u64], out: &mut Vec<u64>) {
         out.clear();
         out.extend_from_slice(before);
         for i in 0..self.sets.len() {
-            if self.holds(s, i) {
+            if self.reasonable_parents[i].is_empty() && self.holds(s, i) {
                 out[i / 64] |= 1u64 << (i % 64);
+            }
+        }
+        // Parents first: the reasonable orders have no cycle, so each pass accepts at
+        // least one more or none is left to accept.
+        loop {
+            let mut changed = false;
+            for &i in &self.gated {
+                let i = i as usize;
+                if !Landmarks::accepted(out, i)
+                    && self.reasonable_parents[i]
+                        .iter()
+                        .all(|&p| Landmarks::accepted(out, p as usize))
+                    && self.holds(s, i)
+                {
+                    out[i / 64] |= 1u64 << (i % 64);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
     }
@@ -381,6 +447,7 @@ mod tests {
     use super::*;
     use crate::GroundOptions;
     use crate::eval::{Layout, set};
+    use crate::testing::{reachable_avoiding, successors};
     use safeplan_pddl::{parse_domain, parse_problem};
     use safeplan_validate::Task;
 
@@ -456,6 +523,52 @@ mod tests {
         let mut accepted = Vec::new();
         lm.advance(&none, with_a, &mut accepted);
         assert_eq!(lm.value(&accepted, with_a), 9);
+    }
+
+    /// Blocksworld, all three blocks on the table, to build `a` on `b` on `c`: `on b c` is
+    /// reasonably before `on a b` (stacking `b` needs `b` clear), not the other way round.
+    /// After `a` is stacked on `b` first, `on a b` is true but not accepted, so it still
+    /// counts. Computed by hand.
+    #[test]
+    fn reasonable_orders_keep_a_goal_reached_too_early_counted() {
+        let (task, names) = crate::testing::ground_named(
+            crate::testing::BLOCKS,
+            "(define (problem p) (:domain blocks) (:objects a b c)
+               (:init (ontable a) (ontable b) (ontable c) (clear a) (clear b) (clear c)
+                      (handempty))
+               (:goal (and (on a b) (on b c))))",
+        );
+        let lm = Landmarks::new(&task);
+        let at = |t: &str| crate::testing::atom(&task, &names, t);
+        let landmark = |t: &str| {
+            (0..lm.sets.len())
+                .find(|&i| lm.sets.row(i) == [at(t)])
+                .unwrap_or_else(|| panic!("{t} is no landmark")) as u32
+        };
+        let (ab, bc) = (landmark("on a b"), landmark("on b c"));
+        assert!(
+            lm.reasonable_parents[ab as usize].contains(&bc),
+            "{:?}",
+            lm.reasonable_parents
+        );
+        assert!(!lm.reasonable_parents[bc as usize].contains(&ab));
+        let start = crate::testing::initial(&task);
+        let mut state = start.clone();
+        for (t, value) in [("ontable a", false), ("clear b", false), ("on a b", true)] {
+            set(&mut state, at(t), value);
+        }
+        let mut first = Vec::new();
+        lm.advance(&vec![0; lm.words()], &start, &mut first);
+        let mut then = Vec::new();
+        lm.advance(&first, &state, &mut then);
+        assert!(!Landmarks::accepted(&then, ab as usize));
+        // With its reasonable parents accepted, `on a b` true is accepted.
+        let mut with_parents = first.clone();
+        for &p in &lm.reasonable_parents[ab as usize] {
+            with_parents[p as usize / 64] |= 1 << (p % 64);
+        }
+        lm.advance(&with_parents, &state, &mut then);
+        assert!(Landmarks::accepted(&then, ab as usize));
     }
 
     /// Three trays, any of which can serve at the table: back-chaining finds "one tray is at
@@ -566,44 +679,6 @@ mod tests {
                 );
                 (d, p)
             })
-    }
-
-    /// Every successor of state `s`: one per ground action that applies.
-    fn successors(task: &GroundTask, s: &[u64]) -> Vec<Vec<u64>> {
-        use crate::eval::{Scratch, apply, pre_holds};
-        let layout = Layout::new(task);
-        let mut scratch = Scratch::default();
-        let mut out = Vec::new();
-        for op in &task.ops {
-            let mut next = Vec::new();
-            if pre_holds(&op.pre, s, layout, task.slack) == Some(true)
-                && apply(task, op, s, layout, &mut next, &mut scratch)
-            {
-                out.push(next);
-            }
-        }
-        out
-    }
-
-    /// Every state reachable from the start through states where `avoid` is false (the
-    /// start included, when `avoid` is false there), by exhaustive search.
-    fn reachable_avoiding(task: &GroundTask, avoid: &dyn Fn(&[u64]) -> bool) -> Vec<Vec<u64>> {
-        let start = crate::testing::initial(task);
-        if avoid(&start) {
-            return Vec::new();
-        }
-        let mut seen = std::collections::HashSet::from([start.clone()]);
-        let mut queue = vec![start];
-        let mut i = 0;
-        while let Some(s) = queue.get(i).cloned() {
-            i += 1;
-            for next in successors(task, &s) {
-                if !avoid(&next) && seen.insert(next.clone()) {
-                    queue.push(next);
-                }
-            }
-        }
-        queue
     }
 
     /// A task of [`unary_task`] (solvable or not), and its landmarks.

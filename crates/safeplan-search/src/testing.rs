@@ -1,5 +1,6 @@
-//! Helpers the unit tests of the relaxed estimates share: a ground task from PDDL text, and
-//! its initial state as the bits an estimate reads (or whole, as a search starts from it).
+//! Helpers the unit tests of the relaxed estimates share: a ground task from PDDL text, its
+//! initial state as the bits an estimate reads (or whole, as a search starts from it), and
+//! exhaustive search over its states.
 
 use safeplan_pddl::{parse_domain, parse_problem};
 use safeplan_validate::Task;
@@ -8,14 +9,51 @@ use crate::GroundOptions;
 use crate::eval::{self, Layout, set};
 use crate::ground::GroundTask;
 
+/// Blocksworld's domain (IPC 2000's four operators).
+pub(crate) const BLOCKS: &str = "(define (domain blocks) (:requirements :strips)
+    (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
+    (:action pick-up :parameters (?x)
+      :precondition (and (clear ?x) (ontable ?x) (handempty))
+      :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
+    (:action put-down :parameters (?x) :precondition (holding ?x)
+      :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)))
+    (:action stack :parameters (?x ?y) :precondition (and (holding ?x) (clear ?y))
+      :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)))
+    (:action unstack :parameters (?x ?y)
+      :precondition (and (on ?x ?y) (clear ?x) (handempty))
+      :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty))
+                   (not (on ?x ?y)))))";
+
 /// The ground task of a domain and problem that must parse and compile.
 pub(crate) fn ground(domain: &str, problem: &str) -> GroundTask {
+    ground_named(domain, problem).0
+}
+
+/// The ground task and the compiled task it came from (which names its predicates).
+pub(crate) fn ground_named(domain: &str, problem: &str) -> (GroundTask, Task) {
     let d = parse_domain(domain).value.expect("the test domain parses");
     let p = parse_problem(problem)
         .value
         .expect("the test problem parses");
     let task = Task::compile(&d, &p).expect("the test task compiles");
-    GroundTask::ground(&task, &GroundOptions::default()).expect("the test task grounds")
+    let ground =
+        GroundTask::ground(&task, &GroundOptions::default()).expect("the test task grounds");
+    (ground, task)
+}
+
+/// The atom of `ground` written `text` (`"on a b"`); `names` is the task it came from.
+pub(crate) fn atom(ground: &GroundTask, names: &Task, text: &str) -> u32 {
+    let words: Vec<&str> = text.split(' ').collect();
+    (0..ground.atoms.len() as u32)
+        .find(|&a| {
+            let (pred, args) = &ground.atoms[a as usize];
+            names.predicate_name(*pred) == words[0]
+                && args
+                    .iter()
+                    .map(|&o| ground.object_names[o as usize].as_str())
+                    .eq(words[1..].iter().copied())
+        })
+        .unwrap_or_else(|| panic!("no atom {text}"))
 }
 
 /// The initial state's atom bits.
@@ -41,4 +79,45 @@ pub(crate) fn initial_observed(task: &GroundTask) -> Option<Vec<u64>> {
     task.rules
         .observe(&mut s, layout, 0, task.slack)
         .then_some(s)
+}
+
+/// Every successor of state `s`: one per ground action that applies.
+pub(crate) fn successors(task: &GroundTask, s: &[u64]) -> Vec<Vec<u64>> {
+    use crate::eval::{Scratch, apply, pre_holds};
+    let layout = Layout::new(task);
+    let mut scratch = Scratch::default();
+    let mut out = Vec::new();
+    for op in &task.ops {
+        let mut next = Vec::new();
+        if pre_holds(&op.pre, s, layout, task.slack) == Some(true)
+            && apply(task, op, s, layout, &mut next, &mut scratch)
+        {
+            out.push(next);
+        }
+    }
+    out
+}
+
+/// Every state reachable from the start through states where `avoid` is false (the start
+/// included, when `avoid` is false there), by exhaustive search.
+pub(crate) fn reachable_avoiding(
+    task: &GroundTask,
+    avoid: &dyn Fn(&[u64]) -> bool,
+) -> Vec<Vec<u64>> {
+    let start = initial(task);
+    if avoid(&start) {
+        return Vec::new();
+    }
+    let mut seen = std::collections::HashSet::from([start.clone()]);
+    let mut queue = vec![start];
+    let mut i = 0;
+    while let Some(s) = queue.get(i).cloned() {
+        i += 1;
+        for next in successors(task, &s) {
+            if !avoid(&next) && seen.insert(next.clone()) {
+                queue.push(next);
+            }
+        }
+    }
+    queue
 }
