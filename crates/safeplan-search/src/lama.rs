@@ -31,8 +31,9 @@
 //! and "long" and "short" read "costly" and "cheap"). Each plan an
 //! iteration finds is shorter than the last. When an iteration runs out of states, no
 //! shorter plan exists (only paths as long as the best and proven dead ends were pruned),
-//! so the best plan is a shortest one and the search stops; a limit (time, states, memory,
-//! cancellation) stops it with the best plan so far.
+//! so the best plan is a shortest one, the search stops and its result says so
+//! (`proven_optimal`, and `optimal`); a limit (time, states, memory, cancellation) stops it
+//! with the best plan so far, not called optimal.
 
 use crate::chunked::{BucketQueue, Records};
 use crate::ground::Measure;
@@ -151,14 +152,21 @@ pub(crate) fn lama_anytime(mut run: Run<'_>, root: u32) -> SearchResult {
         shared.ff.plus_one_costs(run.task);
         shared.landmarks.plus_one_costs();
     }
+    let mut proven = false;
     for w in WEIGHTS.into_iter().chain(std::iter::repeat(1)) {
         match iterate(&mut run, &mut shared, root, Some(w), bound) {
             // Read now: a later iteration may move the states' parents.
             Iteration::Found(id) => (best, bound) = (run.found(id), run.last_cost()),
-            Iteration::Exhausted | Iteration::Limit(_) => break,
+            Iteration::Exhausted => {
+                proven = true;
+                break;
+            }
+            Iteration::Limit(_) => break,
         }
     }
-    run.finish(best, ALGORITHM)
+    let mut result = run.finish(best, ALGORITHM);
+    result.proven_optimal = proven;
+    result
 }
 
 /// One iteration from `root`: greedy (`weight` `None`: LAMA's first, no reopening, paths

@@ -282,9 +282,7 @@ impl SafetyPlanner {
         let safe = self.safe_plan(options);
         let unsafe_plan = self.unsafe_plan(options);
         let effort = match (safe.outcome.plan(), unsafe_plan.outcome.plan()) {
-            (Some(s), Some(u))
-                if safe.algorithm.is_optimal() && unsafe_plan.algorithm.is_optimal() =>
-            {
+            (Some(s), Some(u)) if safe.is_optimal() && unsafe_plan.is_optimal() => {
                 Some(s.len() as i64 - u.len() as i64)
             }
             _ => None,
@@ -387,6 +385,7 @@ mod tests {
             measure: Default::default(),
             cost: Some(plan.len() as u64),
             metric_ignored: None,
+            proven_optimal: false,
             stats: Default::default(),
         }
     }

@@ -279,6 +279,11 @@ pub struct SearchResult {
     /// the search did not minimize ([`GroundTask::metric_note`]).
     #[serde(default)]
     pub metric_ignored: Option<String>,
+    /// The search proved its plan a cheapest one although its algorithm does not always:
+    /// `lama-anytime`, when an iteration ran out of states before any limit, or any search
+    /// when the initial state meets the goal (the empty plan).
+    #[serde(default)]
+    pub proven_optimal: bool,
     /// Counters.
     pub stats: Stats,
 }
@@ -286,10 +291,12 @@ pub struct SearchResult {
 impl SearchResult {
     /// Whether a plan found is a cheapest one in [`SearchResult::measure`]: the algorithm
     /// that concluded is optimal, and for action costs it is not breadth-first search
-    /// (which finds a shortest plan, not a cheapest).
+    /// (which finds a shortest plan, not a cheapest); or the search proved it
+    /// ([`SearchResult::proven_optimal`]).
     pub fn is_optimal(&self) -> bool {
-        self.algorithm.is_optimal()
-            && !(self.algorithm == Algorithm::Bfs && self.measure == Measure::ActionCosts)
+        self.proven_optimal
+            || (self.algorithm.is_optimal()
+                && !(self.algorithm == Algorithm::Bfs && self.measure == Measure::ActionCosts))
     }
 }
 
@@ -304,6 +311,8 @@ impl Serialize for SearchResult {
             cost: Option<u64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             metric_ignored: Option<&'a str>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            proven_optimal: bool,
             stats: &'a Stats,
         }
         Form {
@@ -313,6 +322,7 @@ impl Serialize for SearchResult {
             measure: self.measure,
             cost: self.cost,
             metric_ignored: self.metric_ignored.as_deref(),
+            proven_optimal: self.proven_optimal,
             stats: &self.stats,
         }
         .serialize(serializer)
@@ -822,6 +832,7 @@ impl<'a> Run<'a> {
             algorithm,
             measure: self.task.measure,
             metric_ignored: self.task.metric_note.clone(),
+            proven_optimal: false,
             stats: self.stats,
         }
     }
@@ -886,8 +897,11 @@ pub(crate) fn search(
     let (root, _) = run.space.insert(&init, NONE, NONE, 0);
     run.next = init;
     if run.is_goal(run.space.state(root)) {
+        // The empty plan costs nothing: a cheapest plan whatever the algorithm.
         let found = run.found(root);
-        return run.finish(found, algorithm);
+        let mut result = run.finish(found, algorithm);
+        result.proven_optimal = true;
+        return result;
     }
     if !goal.possible {
         return run.finish(Outcome::Unsolvable, algorithm);

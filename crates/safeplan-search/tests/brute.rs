@@ -158,7 +158,11 @@ fn check_case(domain_text: &str, problem_text: &str) -> Result<(), TestCaseError
                 // `lama-anytime` with no time limit runs until an iteration runs out of
                 // states, which proves its last plan a shortest one. `auto` claims a
                 // shortest plan exactly when its result names an optimal search.
-                if result.algorithm.is_optimal() || algorithm == Algorithm::LamaAnytime {
+                // (and says so: `proven_optimal`).
+                if algorithm == Algorithm::LamaAnytime {
+                    prop_assert!(result.proven_optimal, "{:?}", plan);
+                }
+                if result.is_optimal() {
                     prop_assert_eq!(plan.len(), n, "{:?} plan {:?}", algorithm, plan);
                 } else {
                     prop_assert!(plan.len() >= n);

@@ -146,7 +146,11 @@ fn check(domain: &str, problem: &str) -> Result<(), TestCaseError> {
                 );
                 // `lama-anytime` with no time limit runs to its proof of a shortest plan;
                 // `auto`'s result names the search that found the plan.
-                if result.algorithm.is_optimal() || algorithm == Algorithm::LamaAnytime {
+                // (and says so: `proven_optimal`).
+                if algorithm == Algorithm::LamaAnytime {
+                    prop_assert!(result.proven_optimal, "{:?}", plan);
+                }
+                if result.is_optimal() {
                     match brute {
                         Some(n) => prop_assert_eq!(
                             plan.len(),
