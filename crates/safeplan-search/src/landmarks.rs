@@ -497,19 +497,7 @@ mod tests {
     /// is 5; with `a` made, 9. Computed by hand.
     #[test]
     fn landmarks_weigh_their_cheapest_achiever_plus_one() {
-        let task = crate::testing::ground(
-            "(define (domain d) (:requirements :action-costs)
-               (:predicates (a) (b) (c) (g1) (g2))
-               (:functions (total-cost))
-               (:action one :parameters () :precondition (and) :effect (and (a) (increase (total-cost) 0)))
-               (:action two :parameters () :precondition (a) :effect (b))
-               (:action three :parameters () :precondition (b) :effect (c))
-               (:action left :parameters () :precondition (c) :effect (and (g1) (increase (total-cost) 2)))
-               (:action right :parameters () :precondition (c) :effect (and (g2) (increase (total-cost) 3)))
-               (:action both :parameters () :precondition (c) :effect (and (g1) (g2) (increase (total-cost) 7))))",
-            "(define (problem p) (:domain d) (:init (= (total-cost) 0)) (:goal (and (g1) (g2)))
-               (:metric minimize (total-cost)))",
-        );
+        let task = crate::testing::two_goals_at_costs();
         let mut lm = Landmarks::new(&task);
         let s = crate::testing::initial(&task);
         let none = vec![0u64; lm.words()];

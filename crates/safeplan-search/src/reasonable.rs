@@ -160,7 +160,9 @@ pub(crate) fn reasonable_orders(
     // Candidates: (before, after).
     let mut candidates: Vec<(u32, u32)> = Vec::new();
     let mut interesting: Vec<u32> = Vec::new();
-    let mut mark = vec![false; n];
+    let mut walk = Walk {
+        seen: vec![false; n],
+    };
     for &l in &simple {
         if graph.initially[l as usize] {
             continue;
@@ -181,26 +183,12 @@ pub(crate) fn reasonable_orders(
         interesting.clear();
         for &c in &graph.necessary_for[l as usize] {
             for &p in &parents[c as usize] {
-                if p == l {
-                    continue;
-                }
-                let mut stack = vec![p];
-                while let Some(x) = stack.pop() {
-                    if mark[x as usize] {
-                        continue;
-                    }
-                    mark[x as usize] = true;
-                    interesting.push(x);
-                    if pace.stop_after(parents[x as usize].len() + 1, stop) {
-                        return None;
-                    }
-                    stack.extend_from_slice(&parents[x as usize]);
+                if p != l {
+                    walk.reach(p, &parents, &mut interesting, &mut pace, stop)?;
                 }
             }
         }
-        for &x in &interesting {
-            mark[x as usize] = false;
-        }
+        walk.reset(&interesting);
         interesting.sort_unstable();
         for &x in &interesting {
             if x != l && !graph.initially[x as usize] && interferes(x, l) {
@@ -211,40 +199,58 @@ pub(crate) fn reasonable_orders(
     // Keep those that close no cycle with the orders kept so far.
     let mut children: Vec<Vec<u32>> = graph.necessary_for.to_vec();
     let mut kept = Vec::new();
-    let mut seen = vec![false; n];
-    let mut visited: Vec<u32> = Vec::new();
+    let mut below: Vec<u32> = Vec::new();
     candidates.sort_unstable();
     candidates.dedup();
     for (before, after) in candidates {
         if children[before as usize].contains(&after) {
             continue;
         }
-        // Is `before` reachable from `after`?
-        let mut stack = vec![after];
-        let mut cycle = false;
-        while let Some(x) = stack.pop() {
-            if x == before {
-                cycle = true;
-                break;
-            }
-            if seen[x as usize] {
-                continue;
-            }
-            seen[x as usize] = true;
-            visited.push(x);
-            if pace.stop_after(children[x as usize].len() + 1, stop) {
-                return None;
-            }
-            stack.extend_from_slice(&children[x as usize]);
-        }
-        for &x in &visited {
-            seen[x as usize] = false;
-        }
-        visited.clear();
-        if !cycle {
+        below.clear();
+        walk.reach(after, &children, &mut below, &mut pace, stop)?;
+        walk.reset(&below);
+        if !below.contains(&before) {
             children[before as usize].push(after);
             kept.push((before, after));
         }
     }
     Some(kept)
+}
+
+/// Depth-first walks over the landmark graph that share one "seen" mark per landmark.
+struct Walk {
+    seen: Vec<bool>,
+}
+
+impl Walk {
+    /// Every landmark reachable from `from` over `edges` (itself included) not seen yet,
+    /// into `out`, marked seen. `None` when `stop` said to stop.
+    fn reach(
+        &mut self,
+        from: u32,
+        edges: &[Vec<u32>],
+        out: &mut Vec<u32>,
+        pace: &mut Pace,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<()> {
+        let mut stack = vec![from];
+        while let Some(x) = stack.pop() {
+            if std::mem::replace(&mut self.seen[x as usize], true) {
+                continue;
+            }
+            out.push(x);
+            if pace.stop_after(edges[x as usize].len() + 1, stop) {
+                return None;
+            }
+            stack.extend_from_slice(&edges[x as usize]);
+        }
+        Some(())
+    }
+
+    /// Unmark the landmarks of `walked`.
+    fn reset(&mut self, walked: &[u32]) {
+        for &x in walked {
+            self.seen[x as usize] = false;
+        }
+    }
 }

@@ -56,6 +56,25 @@ pub(crate) fn atom(ground: &GroundTask, names: &Task, text: &str) -> u32 {
         .unwrap_or_else(|| panic!("no atom {text}"))
 }
 
+/// A chain `a`, `b`, `c` of free steps, then `g1` by `left` (cost 2) or `both` (7) and `g2`
+/// by `right` (3) or `both`, under `(:metric minimize (total-cost))`: the cheapest plan
+/// costs 5. The hand-computed tests of LM-cut and of the landmarks' weights share it.
+pub(crate) fn two_goals_at_costs() -> GroundTask {
+    ground(
+        "(define (domain d) (:requirements :action-costs)
+         (:predicates (a) (b) (c) (g1) (g2))
+         (:functions (total-cost))
+         (:action one :parameters () :precondition (and) :effect (and (a) (increase (total-cost) 0)))
+         (:action two :parameters () :precondition (a) :effect (b))
+         (:action three :parameters () :precondition (b) :effect (c))
+         (:action left :parameters () :precondition (c) :effect (and (g1) (increase (total-cost) 2)))
+         (:action right :parameters () :precondition (c) :effect (and (g2) (increase (total-cost) 3)))
+         (:action both :parameters () :precondition (c) :effect (and (g1) (g2) (increase (total-cost) 7))))",
+        "(define (problem p) (:domain d) (:init (= (total-cost) 0)) (:goal (and (g1) (g2)))
+         (:metric minimize (total-cost)))"
+    )
+}
+
 /// The initial state's atom bits.
 pub(crate) fn initial(task: &GroundTask) -> Vec<u64> {
     let mut s = vec![0u64; Layout::new(task).bits.max(1)];
