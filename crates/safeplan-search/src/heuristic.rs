@@ -45,8 +45,9 @@ pub(crate) struct Heuristic {
     /// search count steps, as Fast Downward's `lama-first` does), or the action's cost plus
     /// one after [`Heuristic::plus_one_costs`].
     action_cost: Vec<u32>,
-    /// Every action costs 1: [`Heuristic::fire`] then adds 1 without reading `action_cost`
-    /// (one load per action fired is measurable on satellite's quarter of a million).
+    /// Every action costs 1: the exploration then runs a version of its own that adds 1
+    /// without reading `action_cost` or this flag per action fired (measurable on
+    /// satellite's quarter of a million).
     unit: bool,
     /// Per relaxed action: how many preconditions, and a cost of 0 (what `waiting` starts
     /// from).
@@ -278,13 +279,25 @@ impl Heuristic {
         // The exploration reads the index while it writes the costs: lend it out for the
         // call, so each atom's row is looked up once.
         let pre_of = std::mem::take(&mut self.pre_of);
-        let value = self.explore(s, &pre_of, stop);
+        // Unit costs are a version of the exploration of their own: a test of `unit` per
+        // action fired, or a load of its cost, was a seventh of LAMA's time on satellite
+        // p30-HC (docs/benchmarks.md).
+        let value = match self.unit {
+            true => self.explore::<true>(s, &pre_of, stop),
+            false => self.explore::<false>(s, &pre_of, stop),
+        };
         self.pre_of = pre_of;
         value
     }
 
-    /// The body of [`Heuristic::evaluate_unless`], with the index lent out.
-    fn explore(&mut self, s: &[u64], pre_of: &Rows, stop: &dyn Fn() -> bool) -> Option<u32> {
+    /// The body of [`Heuristic::evaluate_unless`], with the index lent out; `UNIT` when
+    /// every action costs 1.
+    fn explore<const UNIT: bool>(
+        &mut self,
+        s: &[u64],
+        pre_of: &Rows,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<u32> {
         self.preferred.clear();
         self.cost.fill(INFINITE);
         self.waiting.copy_from_slice(&self.pre_count);
@@ -303,7 +316,7 @@ impl Heuristic {
         }
         for i in 0..self.no_pre.len() {
             let a = self.no_pre[i];
-            self.fire(a, 0);
+            self.fire::<UNIT>(a, 0);
         }
         // The exploration stops once every atom the estimate reads is final: the goal's, and
         // with items owed every atom of every disjunct owed. Atoms leave the queue in order
@@ -341,7 +354,7 @@ impl Heuristic {
                     if a & UNARY != 0 {
                         // Its one precondition is this atom: it fires now, at cost `c`
                         // (max and sum agree), without a counter to read and write.
-                        self.fire(a & !UNARY, c as u32);
+                        self.fire::<UNIT>(a & !UNARY, c as u32);
                         continue;
                     }
                     let a = a as usize;
@@ -353,7 +366,7 @@ impl Heuristic {
                     w.unsat -= 1;
                     if w.unsat == 0 {
                         let base = w.acc;
-                        self.fire(a as u32, base);
+                        self.fire::<UNIT>(a as u32, base);
                     }
                 }
             }
@@ -418,8 +431,8 @@ impl Heuristic {
         }
     }
 
-    fn fire(&mut self, a: u32, base: u32) {
-        let cost = match self.unit {
+    fn fire<const UNIT: bool>(&mut self, a: u32, base: u32) {
+        let cost = match UNIT {
             true => base.saturating_add(1),
             false => base.saturating_add(self.action_cost[a as usize]),
         };
@@ -464,7 +477,10 @@ impl Heuristic {
             let pre = self.pres.row(by as usize);
             if self.marked_ops[op as usize] != stamp {
                 self.marked_ops[op as usize] = stamp;
-                count = self.action_cost[by as usize].saturating_add(count);
+                count = match self.unit {
+                    true => count + 1,
+                    false => self.action_cost[by as usize].saturating_add(count),
+                };
                 if self.want_preferred && pre.iter().all(|&p| self.cost[p as usize] == 0) {
                     self.preferred.push(op);
                 }
