@@ -142,7 +142,11 @@ pub fn run(args: &PlanArgs, color: bool) -> Result<Status, Failure> {
                         safe.length.unwrap_or(0),
                         unsafe_plan.length.unwrap_or(0)
                     ),
-                    None if !options.algorithm.for_shortest().is_optimal() => {
+                    // Both plans, not both proven shortest (a satisficing search, or
+                    // `lama-anytime` stopped by a limit before its proof).
+                    None if effort.safe.outcome.plan().is_some()
+                        && effort.unsafe_plan.outcome.plan().is_some() =>
+                    {
                         "; safety effort: not computed (it compares shortest plans: use --search \
                          auto, lmcut, astar or bfs)\n"
                             .to_string()
@@ -282,7 +286,8 @@ struct Confirmed {
     length: Option<usize>,
     /// The validator's value of the problem's metric for the plan, when it has one. The
     /// plan's cost is the search's ([`SearchResult::cost`], in its measure): the two differ
-    /// only when the metric was not minimized, and then both are printed.
+    /// when the metric was not minimized, or when `total-cost` does not start at 0, and
+    /// then the human output prints both.
     metric: Option<f64>,
 }
 
@@ -439,10 +444,13 @@ impl Confirmed {
                 if let Some(cost) = result.cost {
                     text += &format!("; cost = {cost}\n");
                 }
+                if let Some(metric) = self
+                    .metric
+                    .filter(|m| m.is_finite() && Some(*m) != result.cost.map(|c| c as f64))
+                {
+                    text += &format!("; metric = {metric}\n");
+                }
                 if let Some(why) = &result.metric_ignored {
-                    if let Some(metric) = self.metric.filter(|m| m.is_finite()) {
-                        text += &format!("; metric = {metric}\n");
-                    }
                     text += &format!("; {why}\n");
                 }
                 text

@@ -291,6 +291,31 @@ fn routes(test: &str, metric: &str) -> Dir {
     dir
 }
 
+/// When `total-cost` starts above 0 the metric (12) is not the plan's cost (2): both are
+/// printed, the cost in the search's measure as every front end gives it. Computed by hand.
+#[test]
+fn a_metric_that_starts_above_zero_is_printed_beside_the_cost() {
+    let dir = routes("plan-costs-start", "(:metric minimize (total-cost))");
+    let problem = std::fs::read_to_string(dir.path().join("problem.pddl")).unwrap();
+    dir.write(
+        "problem.pddl",
+        problem.replace("(= (total-cost) 0)", "(= (total-cost) 10)"),
+    );
+    let out = run(&dir, &["plan", "--json", "domain.pddl", "problem.pddl"]);
+    let v = json(&out);
+    assert_eq!(v["plan"], serde_json::json!(["(hop a b)", "(hop b c)"]));
+    assert_eq!(
+        (&v["cost"], &v["metric"]),
+        (&serde_json::json!(2), &serde_json::json!(12.0))
+    );
+    let out = run(&dir, &["plan", "domain.pddl", "problem.pddl"]);
+    assert!(
+        stdout(&out).contains("; cost = 2\n; metric = 12\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 /// Under an action-cost metric the default finds the cheapest plan (two hops, cost 2, not
 /// the one-step jump at 5) and says so; BFS finds the jump and does not call it cheapest.
 /// A metric that is not action costs is not minimized, and the output says why and gives
