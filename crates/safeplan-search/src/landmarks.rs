@@ -436,7 +436,7 @@ impl Landmarks {
         }
         if let Some(ob) = &self.obligations {
             ob.owed(s, &self.relaxed, &mut self.owed);
-            h += ob.unmet(s, &self.owed, &self.relaxed);
+            h = h.saturating_add(ob.unmet(s, &self.owed, &self.relaxed));
         }
         h
     }

@@ -265,8 +265,10 @@ impl SafetyPlanner {
     }
 
     /// Shortest safe and unsafe plans and the safety effort between them. `auto` searches
-    /// with LM-cut alone here ([`Algorithm::for_shortest`]); with a satisficing algorithm
-    /// the plans are found but the effort is not computed.
+    /// with LM-cut alone here ([`Algorithm::for_shortest`]); the effort is computed when
+    /// both plans are proven shortest ([`SearchResult::is_optimal`]): with a satisficing
+    /// algorithm the plans are found but the effort is not, unless `lama-anytime` ran to
+    /// its proof.
     pub fn effort(&self, options: &SearchOptions) -> SafetyEffort {
         // Safety effort is a difference of plan lengths (DESPITE's definition): under action
         // costs its two searches run on a copy measured in steps (and say so).

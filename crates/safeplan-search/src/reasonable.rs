@@ -13,8 +13,9 @@
 //! - `L'` is a goal atom and `L` *interferes* with it: every way of achieving `L` makes
 //!   `L'` false.
 //! - `L'` is not a goal, `L'` is necessarily before some `C`, and `L` is another landmark
-//!   necessarily before `C`, or one before that: both are needed together for `C`, and
-//!   achieving `L` destroys `L'`.
+//!   necessarily before `C`, or any landmark before that one (its ancestors, as Fast
+//!   Downward's `collect_ancestors`): both are needed for `C`, and achieving `L` destroys
+//!   `L'`.
 //!
 //! `L` interferes with `L'` when they are mutex (`crate::mutex`); or every action adding
 //! `L` deletes `L'` (Hoffmann's condition, which Fast Downward's finite-domain variables
