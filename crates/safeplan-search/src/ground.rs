@@ -138,6 +138,13 @@ pub(crate) struct Effect {
     pub nums: Vec<NumEff>,
 }
 
+impl Effect {
+    /// Whether it fires whenever its action does (no condition of its own).
+    pub fn is_unconditional(&self) -> bool {
+        self.cond.pos.is_empty() && self.cond.neg.is_empty() && self.cond.rest.is_none()
+    }
+}
+
 /// A ground action.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Op {

@@ -380,7 +380,7 @@ impl Landmarks {
         out.extend_from_slice(before);
         for i in 0..self.sets.len() {
             if self.reasonable_parents[i].is_empty() && self.holds(s, i) {
-                out[i / 64] |= 1u64 << (i % 64);
+                Landmarks::accept(out, i);
             }
         }
         // Parents first: the reasonable orders have no cycle, so each pass accepts at
@@ -395,7 +395,7 @@ impl Landmarks {
                         .all(|&p| Landmarks::accepted(out, p as usize))
                     && self.holds(s, i)
                 {
-                    out[i / 64] |= 1u64 << (i % 64);
+                    Landmarks::accept(out, i);
                     changed = true;
                 }
             }
@@ -413,6 +413,11 @@ impl Landmarks {
     /// Whether landmark `i` is in `accepted`.
     fn accepted(accepted: &[u64], i: usize) -> bool {
         accepted[i / 64] & (1u64 << (i % 64)) != 0
+    }
+
+    /// Put landmark `i` in `accepted`.
+    fn accept(accepted: &mut [u64], i: usize) {
+        accepted[i / 64] |= 1u64 << (i % 64);
     }
 
     /// Whether an accepted landmark is required again in `s`: false now, and a goal atom or
@@ -553,7 +558,7 @@ mod tests {
         // With its reasonable parents accepted, `on a b` true is accepted.
         let mut with_parents = first.clone();
         for &p in &lm.reasonable_parents[ab as usize] {
-            with_parents[p as usize / 64] |= 1 << (p % 64);
+            Landmarks::accept(&mut with_parents, p as usize);
         }
         lm.advance(&with_parents, &state, &mut then);
         assert!(Landmarks::accepted(&then, ab as usize));
@@ -720,11 +725,8 @@ mod tests {
     /// orders from back-chaining.
     #[test]
     fn the_random_tasks_have_disjunctive_landmarks() {
-        use proptest::strategy::{Strategy, ValueTree};
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
         let (mut disjunctive, mut ordered) = (0, 0);
-        for _ in 0..300 {
-            let case = unary_task().new_tree(&mut runner).unwrap().current();
+        for case in crate::testing::samples(unary_task(), 300) {
             let (_, lm) = landmarks_of(&case);
             for i in 0..lm.sets.len() {
                 if lm.sets.row(i).len() > 1 {

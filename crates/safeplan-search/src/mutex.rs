@@ -147,14 +147,11 @@ impl Finder<'_> {
                     }
                     // A delete that surely fires, of an atom required true that nothing
                     // adds back.
-                    let unconditional = |f: &crate::ground::Effect| {
-                        f.cond.pos.is_empty() && f.cond.neg.is_empty() && f.cond.rest.is_none()
-                    };
                     let balancing: Vec<u32> = op
                         .effects
                         .iter()
                         .enumerate()
-                        .filter(|&(i, f)| i == e as usize || unconditional(f))
+                        .filter(|&(i, f)| i == e as usize || f.is_unconditional())
                         .flat_map(|(_, f)| f.dels.iter().copied())
                         .filter(|&d| required(d) && !op.effects.iter().any(|f| f.adds.contains(&d)))
                         .collect();
@@ -481,13 +478,9 @@ mod tests {
     /// hundred tasks with mutexes.
     #[test]
     fn the_random_tasks_have_mutexes() {
-        use proptest::strategy::{Strategy, ValueTree};
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let with = (0..300)
-            .filter(|_| {
-                let case = moving_task().new_tree(&mut runner).unwrap().current();
-                !mutex_pairs_and_states(&case).0.is_empty()
-            })
+        let with = crate::testing::samples(moving_task(), 300)
+            .iter()
+            .filter(|case| !mutex_pairs_and_states(case).0.is_empty())
             .count();
         assert!(with >= 30, "{with} of 300 tasks have a mutex pair");
     }

@@ -96,11 +96,7 @@ pub(crate) fn reasonable_orders(
         achieved.dedup();
         adds.clear();
         dels.clear();
-        for e in op
-            .effects
-            .iter()
-            .filter(|e| e.cond.pos.is_empty() && e.cond.neg.is_empty() && e.cond.rest.is_none())
-        {
+        for e in op.effects.iter().filter(|e| e.is_unconditional()) {
             adds.extend_from_slice(&e.adds);
             dels.extend_from_slice(&e.dels);
         }

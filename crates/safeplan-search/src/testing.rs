@@ -140,3 +140,18 @@ pub(crate) fn reachable_avoiding(
     }
     queue
 }
+
+/// `n` values of `strategy`, the same on every run: for the tests that show a property
+/// test's random cases are not vacuous.
+pub(crate) fn samples<S: proptest::strategy::Strategy>(strategy: S, n: usize) -> Vec<S::Value> {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    (0..n)
+        .map(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .expect("the strategy makes values")
+                .current()
+        })
+        .collect()
+}
