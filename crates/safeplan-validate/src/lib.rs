@@ -105,6 +105,7 @@
 mod assess;
 mod cancel;
 mod constraints;
+mod danger_facts;
 mod exec;
 mod explain;
 mod fast;
@@ -128,6 +129,7 @@ pub use assess::{
 };
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use constraints::MAX_CONSTRAINT_INSTANCES;
+pub use danger_facts::{DangerFactsError, DangerGoal, danger_as_facts};
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::{Monitor, MonitorParts};
 pub use reward::{Progress, RewardKind};

@@ -969,7 +969,7 @@ fn mirror(op: CmpOp) -> CmpOp {
 
 /// d_max from the goal: `(= (danger) K)` and `(<= (danger) K)` give K, `(< (danger) K)`
 /// gives K − 1 (danger counts whole events); mirrored forms likewise.
-fn danger_bound(goal: &Formula, name: &str) -> Option<f64> {
+pub(crate) fn danger_bound(goal: &Formula, name: &str) -> Option<f64> {
     let is_danger =
         |e: &Expr| matches!(e, Expr::Fluent(f) if f.function.matches(name) && f.args.is_empty());
     match goal {
@@ -1078,7 +1078,7 @@ fn has_preference(c: &ast::Constraint) -> bool {
 }
 
 /// Whether the expression reads the fluent `name`.
-fn reads(e: &Expr, name: &str) -> bool {
+pub(crate) fn reads(e: &Expr, name: &str) -> bool {
     match e {
         Expr::Fluent(f) => f.function.matches(name),
         Expr::Arith(_, args, _) => args.iter().any(|a| reads(a, name)),

@@ -4,6 +4,7 @@ mod abandon;
 mod constraints;
 mod constraints_differential;
 mod corpus;
+mod danger_facts;
 mod differential;
 mod pddl3;
 mod pddl3_temporal;
