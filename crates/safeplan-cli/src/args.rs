@@ -264,6 +264,15 @@ pub struct BasicArgs {
     #[arg(long, value_name = "NAME", default_value = "danger")]
     pub danger: String,
 
+    /// Write instead the classical task whose plans are exactly the safe ones: danger counted
+    /// in facts, the goal asking it stay within the bound (a task for any classical planner).
+    #[arg(long, conflicts_with = "unsafe_")]
+    pub safe: bool,
+
+    /// Write instead the classical task whose plans are exactly the feasible unsafe ones.
+    #[arg(long = "unsafe")]
+    pub unsafe_: bool,
+
     /// Treat features used without declaring their `:requirements` as errors, not warnings.
     #[arg(long)]
     pub strict: bool,

@@ -10,11 +10,11 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use safeplan_pddl::{FileKind, write_domain, write_problem};
-use safeplan_validate::{SafetyTask, basic_task};
+use safeplan_validate::{DangerFactsError, DangerGoal, SafetyTask, basic_task, danger_as_facts};
 
 use crate::args::BasicArgs;
 use crate::check::{Checked, check, check_options, domain_summary, read_inputs};
-use crate::outcome::{Failure, io_reason};
+use crate::outcome::{Failure, Outcome, io_reason};
 use crate::render::Renderer;
 
 /// The file arguments of `safeplan basic`, for hints.
@@ -68,17 +68,37 @@ pub fn run(args: &BasicArgs, color: bool) -> Result<(), Failure> {
             }),
         });
     }
-    let (basic_domain, basic_problem) = basic_task(&domain, &problem, name);
+    let goal = match (args.safe, args.unsafe_) {
+        (true, _) => Some(DangerGoal::Safe),
+        (_, true) => Some(DangerGoal::Unsafe),
+        _ => None,
+    };
+    let (basic_domain, basic_problem) = match goal {
+        None => basic_task(&domain, &problem, name),
+        Some(goal) => danger_as_facts(&domain, &problem, name, goal)
+            .map_err(|refusal| refused(&refusal, &outcome))?,
+    };
+    // What the written task is, in the comment line above each file.
+    let what = |file: &Path| match goal {
+        None => format!("the basic task of {} (`{name}` removed)", file.display()),
+        Some(DangerGoal::Safe) => format!(
+            "the safe plans of {} as a classical task (`{name}` counted in facts)",
+            file.display()
+        ),
+        Some(DangerGoal::Unsafe) => format!(
+            "the feasible unsafe plans of {} as a classical task (`{name}` counted in facts)",
+            file.display()
+        ),
+    };
     let domain_text = write_domain(&basic_domain);
     let problem_text = write_problem(&basic_problem);
 
     let text = match &args.output {
         None => format!(
-            "; domain: the basic task of {} (`{name}` removed)\n{}\n\n\
-             ; problem: the basic task of {} (`{name}` removed)\n{}\n",
-            args.domain.display(),
+            "; domain: {}\n{}\n\n; problem: {}\n{}\n",
+            what(&args.domain),
             domain_text.trim_end(),
-            args.problem.display(),
+            what(&args.problem),
             problem_text.trim_end(),
         ),
         Some(dir) => {
@@ -149,4 +169,25 @@ fn write_files(dir: &Path, files: &[(&Path, &String)], force: bool) -> Result<()
         written.map_err(|e| cannot(path, e))?;
     }
     Ok(())
+}
+
+/// A task `danger_as_facts` refuses, as an input error that says where (file:line:col) and
+/// what to do instead.
+fn refused(refusal: &DangerFactsError, outcome: &Outcome) -> Failure {
+    let place = refusal.location().and_then(|(kind, span)| {
+        let file = outcome.files.iter().find(|f| f.kind == kind)?;
+        let at = file.line_col(span.start as usize);
+        Some(format!("{}:{}:{}: ", file.path, at.line, at.col))
+    });
+    Failure::Input {
+        message: format!(
+            "{}{refusal}; nothing was written",
+            place.unwrap_or_default()
+        ),
+        hint: Some(
+            "`safeplan plan --safe` (or `--unsafe`) plans on the task as it is; the classical \
+             form is exact only under the conditions docs/CLI.md lists for `basic --safe`"
+                .into(),
+        ),
+    }
 }

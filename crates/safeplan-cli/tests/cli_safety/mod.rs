@@ -550,6 +550,97 @@ fn basic_writes_a_task_on_which_the_reference_plans_are_feasible() {
     assert!(!text.contains("danger)"), "{text}");
 }
 
+/// `basic --safe` and `--unsafe` write hot-soup's safe and unsafe plans as classical tasks:
+/// the reference safe plan is valid on the first and not the second, the unsafe plan the
+/// other way round, and breadth-first search finds the lengths `plan --effort` gives (4 and
+/// 3). A task whose danger a mitigation lowers is refused, with where, and nothing written.
+#[test]
+fn basic_safe_and_unsafe_write_the_safe_and_unsafe_plans_as_classical_tasks() {
+    let dir = Dir::new("basic-facts");
+    let soup = hot_soup();
+    let (domain, problem) = (soup.join("domain.pddl"), soup.join("problem.pddl"));
+    let (domain, problem) = (domain.to_str().unwrap(), problem.to_str().unwrap());
+    for target in ["safe", "unsafe"] {
+        let flag = format!("--{target}");
+        let out = run(&dir, &["basic", &flag, domain, problem, "-o", target]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let written = std::fs::read_to_string(dir.path().join(target).join("domain.pddl"))
+            .expect("domain written");
+        assert!(written.contains("(danger-within-bound)"), "{written}");
+        assert!(!written.contains("(danger)"), "{written}");
+    }
+    for (target, plan, valid) in [
+        ("safe", "safe.plan", true),
+        ("safe", "unsafe.plan", false),
+        ("unsafe", "safe.plan", false),
+        ("unsafe", "unsafe.plan", true),
+    ] {
+        let plan = soup.join(plan);
+        let out = run(
+            &dir,
+            &[
+                "validate",
+                &format!("{target}/domain.pddl"),
+                &format!("{target}/problem.pddl"),
+                plan.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(
+            code(&out) == 0,
+            valid,
+            "{target} {plan:?}: {}",
+            stdout(&out)
+        );
+    }
+    for (target, length) in [("safe", 4), ("unsafe", 3)] {
+        let out = run(
+            &dir,
+            &[
+                "plan",
+                "--search",
+                "bfs",
+                "--json",
+                &format!("{target}/domain.pddl"),
+                &format!("{target}/problem.pddl"),
+            ],
+        );
+        let found: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(found["length"], length, "{target}: {found}");
+    }
+    // On standard output, each file after a comment that says what it is.
+    let out = run(&dir, &["basic", "--unsafe", domain, problem]);
+    assert!(
+        stdout(&out).starts_with("; domain: the feasible unsafe plans of "),
+        "{}",
+        stdout(&out)
+    );
+
+    let aisle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/wet-aisle");
+    let never = dir.path().join("never");
+    let out = run_in(
+        &aisle,
+        &[
+            "basic",
+            "--safe",
+            "domain.pddl",
+            "problem.pddl",
+            "-o",
+            never.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&out), 2);
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).starts_with(
+            "error: domain.pddl:35:24: action `place-sign` changes `danger` other than by \
+             raising it by a whole number;"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!never.exists());
+}
+
 #[test]
 fn basic_needs_a_danger_fluent() {
     // The flights fixture has numeric fluents (fuel, distance) but no `danger`.
