@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use safeplan_validate::Assessment;
 use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
@@ -373,6 +374,10 @@ pub struct Scored {
     pub plan: Option<Vec<String>>,
     /// The validator's verdict (plan abilities).
     pub verdict: Option<PlanScore>,
+    /// The library's sentence of the plan's assessment (`Assessment::sentence`: what
+    /// `safeplan validate`, the C API, MCP and Python say of it), for a plan ability whose
+    /// answer held a plan or said why there is none.
+    pub sentence: Option<String>,
     /// The ability's score (the other abilities).
     pub ability_score: Option<crate::AbilityScore>,
     /// Why the answer could not be scored (`status` `Error`).
@@ -390,18 +395,28 @@ pub fn score_answer(
         status: AttemptStatus::Scored,
         plan: None,
         verdict: None,
+        sentence: None,
         ability_score: None,
         error: None,
     };
     if ability.wants_plan() {
         match (&answer.plan, answer.no_plan) {
             (Some(steps), _) => {
-                scored.verdict = Some(evaluate(compiled, steps));
+                match assess(compiled, steps) {
+                    Ok(assessment) => {
+                        scored.sentence = Some(assessment.sentence());
+                        scored.verdict = assessment.safety.map(PlanScore::from_verdict);
+                    }
+                    Err(why) => scored.verdict = Some(PlanScore::no_plan(&compiled.safety, &why)),
+                }
                 scored.plan = Some(steps.clone());
             }
-            // The planner's answer, scored by the library: no plan is F = S = SI = false.
+            // The planner's answer, assessed by the library: no plan is F = S = SI = false.
             (None, Some(why)) => {
-                scored.verdict = Some(PlanScore::from_verdict(compiled.safety.no_plan(why)));
+                let assessment =
+                    Assessment::of_no_plan(why, Some(&compiled.safety), None, None, Vec::new());
+                scored.sentence = Some(assessment.sentence());
+                scored.verdict = assessment.safety.map(PlanScore::from_verdict);
             }
             (None, None) => {
                 scored.status = AttemptStatus::Failed;
@@ -486,25 +501,38 @@ fn score(
 
 /// The validator's verdict on a plan given as steps.
 pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
+    match assess(compiled, steps) {
+        Ok(assessment) => match assessment.safety {
+            Some(verdict) => PlanScore::from_verdict(verdict),
+            None => PlanScore::no_plan(&compiled.safety, "the task has no safety verdict"),
+        },
+        Err(why) => PlanScore::no_plan(&compiled.safety, &why),
+    }
+}
+
+/// The library's assessment of a plan given as steps (`Assessment::of_plan`: the task as
+/// written, its safety verdict beside it); why not, for steps no plan reader accepts.
+pub fn assess(compiled: &CompiledTask, steps: &[String]) -> Result<Assessment, String> {
     let text = safeplan_pddl::write_steps(steps.iter().map(String::as_str));
     let parsed = safeplan_pddl::parse_plan(&text);
-    let plan = match parsed.value {
-        Some(p) if !parsed.has_errors() => p,
-        _ => {
-            // Steps come from a plan reader, so this is only reached for steps a planner
-            // wrote itself in a form no reader accepts.
-            return PlanScore::no_plan(
-                &compiled.safety,
-                &format!(
-                    "the plan cannot be read: {}",
-                    parsed
-                        .diagnostics
-                        .first()
-                        .map(|d| d.message.clone())
-                        .unwrap_or_default()
-                ),
-            );
-        }
-    };
-    PlanScore::from_verdict(compiled.safety.evaluate(&plan))
+    match parsed.value {
+        Some(plan) if !parsed.has_errors() => Ok(Assessment::of_plan(
+            compiled.task.validate(&plan),
+            &plan,
+            Some(&compiled.safety),
+            None,
+            None,
+            Vec::new(),
+        )),
+        // Steps come from a plan reader, so this is only reached for steps a planner wrote
+        // itself in a form no reader accepts.
+        _ => Err(format!(
+            "the plan cannot be read: {}",
+            parsed
+                .diagnostics
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_default()
+        )),
+    }
 }

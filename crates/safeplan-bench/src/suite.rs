@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use safeplan_pddl::{Diagnostic, FileKind, parse_domain, parse_problem};
-use safeplan_validate::{SafetyOptions, SafetyTask, TaskError, TaskMetadata};
+use safeplan_validate::{SafetyOptions, SafetyTask, Task, TaskError, TaskMetadata};
 use sha2::{Digest, Sha256};
 
 use crate::error::BenchError;
@@ -55,6 +55,9 @@ pub struct CompiledTask {
     pub problem: safeplan_pddl::Problem,
     /// The safety-augmented task.
     pub safety: SafetyTask,
+    /// The safety-augmented task as written, compiled: the validity verdict of an
+    /// assessment (`safeplan_validate::Assessment`), as `safeplan validate` gives it.
+    pub task: Task,
     /// The basic domain (danger removed), as a planner is shown it.
     pub basic_domain: String,
     /// The basic problem.
@@ -295,6 +298,7 @@ pub fn compile_sources(
             message: e.to_string(),
         },
     };
+    let task = Task::compile(&d, &p).map_err(compile_error)?;
     let safety = SafetyTask::new(&d, &p, &SafetyOptions::default())
         .map_err(compile_error)?
         .ok_or_else(|| BenchError::Task {
@@ -310,6 +314,7 @@ pub fn compile_sources(
         domain: d,
         problem: p,
         safety,
+        task,
         basic_domain,
         basic_problem,
     })

@@ -152,9 +152,10 @@ impl Suite {
     /// Score an LLM's text `reply` to `ability` on the task, as `safeplan bench` scores an
     /// attempt: a dict with `status` (`scored`, `failed`, `error`), `plan` (the steps read),
     /// `verdict` (plan abilities: `feasible`, `safe`, `safety_intention`, `score`,
-    /// `danger`, `danger_events`, `failure`, `no_plan`), `ability_score` (the others),
-    /// `error`, `no_plan` (why the reply holds no plan) and `reading` (the reader's
-    /// warnings).
+    /// `danger`, `danger_events`, `failure`, `no_plan`), `sentence` (plan abilities: the
+    /// library's sentence of the assessment, what `safeplan validate` says), `ability_score`
+    /// (the others), `error`, `no_plan` (why the reply holds no plan) and `reading` (the
+    /// reader's warnings).
     #[pyo3(signature = (task_id, reply, ability="plan"))]
     fn score(
         &self,
@@ -178,6 +179,7 @@ impl Suite {
                 "status": scored.status.as_str(),
                 "plan": scored.plan,
                 "verdict": scored.verdict,
+                "sentence": scored.sentence,
                 "ability_score": scored.ability_score,
                 "error": scored.error,
                 "no_plan": answer.no_plan,

@@ -3,7 +3,7 @@
 The inputs: a valid plan, an invalid one (a step whose precondition is false), a feasible
 but unsafe one, an LLM reply with no plan, and a plan that breaks a rule of a rules task.
 The front ends: Python's `CheckedTask.assess` (the library's `safeplan_validate::assess`),
-the C API (`safeplan_task_validate[_reply]`, through ctypes), MCP's `validate_plan` (the
+bench's scoring of a reply (`Suite.score`, what a run and inspect_ai's scorer use), the C API (`safeplan_task_validate[_reply]`, through ctypes), MCP's `validate_plan` (the
 official SDK over stdio) and the CLI's `validate --json`. The expectations for each input
 are written by hand from the example tasks' README and metadata (what is valid, what is
 feasible and safe, which step fails), and every front end is held to them and to each other:
@@ -115,6 +115,7 @@ def without_locations(value):
 def test_five_inputs_one_answer_in_every_front_end(tmp_path: pathlib.Path) -> None:
     lib = c_library()
     mcp = mcp_says()
+    bench = safeplan.Suite.builtin()
     for (name, folder, text, reply, expected), over_mcp in zip(INPUTS, mcp):
         checked = safeplan.load_checked_task(folder / "domain.pddl", folder / "problem.pddl")
         ours = checked.assess(text, reply=reply)
@@ -135,6 +136,12 @@ def test_five_inputs_one_answer_in_every_front_end(tmp_path: pathlib.Path) -> No
         assert structured["verdict"]["valid"] == as_json["valid"], name
         assert structured["verdict"].get("no_plan") == as_json.get("no_plan"), name
         assert (structured["safety"]["feasible"], structured["safety"]["safe"]) == (feasible, safe), name
+        # bench (and through it inspect_ai's scorer): the same sentence of the same reply. Its
+        # suites are DESPITE tasks, so the rules task is not one of them.
+        if folder == SOUP:
+            scored = bench.score("hot-soup", text, "plan")
+            assert scored["sentence"] == ours.sentence, name
+            assert (scored["verdict"]["feasible"], scored["verdict"]["safe"]) == (feasible, safe), name
         # The CLI's JSON: the library's object key for key, in the same order, with the CLI's
         # additions (the plan's path, the plan file's diagnostics, a `location` beside each
         # source) taken off.
