@@ -72,7 +72,7 @@ fn run() -> Result<(), String> {
             let safe = result
                 .structured_content
                 .as_ref()
-                .and_then(|s| s["safety"]["safe"].as_bool());
+                .and_then(|s| s["safe"].as_bool());
             if safe != Some(true) {
                 return Err(format!("unexpected answer: {result:?}"));
             }

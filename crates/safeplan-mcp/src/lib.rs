@@ -5,8 +5,9 @@
 //!
 //! **Tools are thin calls into the libraries.** Each tool takes PDDL as text, calls
 //! `safeplan-pddl` and `safeplan-validate`, and answers with their serde types as the
-//! structured result (the same data as `safeplan validate --json`) and a one-line summary
-//! as text. No rule lives here.
+//! structured result (`validate_plan`: the library's JSON of an assessment, key for key
+//! what `safeplan validate --json` writes) and a one-line summary as text. No rule lives
+//! here.
 //!
 //! **Bad input is a tool error, never a dead server.** Text that does not read, a task that
 //! does not compile, an input over the size cap: each is an MCP tool result with
@@ -411,19 +412,12 @@ fn validate_plan_now(input: &ValidateInput) -> CallToolResult {
             }
         }
     };
-    let mut value = json!({
-        "verdict": assessment.verdict,
-        "safety": assessment.safety,
-        // What the reader skipped or chose, so nothing it left out is silent.
-        "reading": diagnostics_json(&assessment.reading, &texts),
-    });
-    // Leniently: what was read and scored, as `validate --llm-plan --json` shows it.
-    if let Some(read) = &assessment.read {
-        value["read"] = json!(read);
-    }
-    if let Some(why) = &assessment.safety_unavailable {
-        value["safety_unavailable"] = json!(why);
-    }
+    // The library's one JSON of an assessment (what the C API, Python's `to_json` and
+    // `validate --json` write): the verdict's fields, the safety fields beside them, why
+    // safety was not judged, and leniently what was read.
+    let mut value = json!(assessment.json());
+    // What the reader skipped or chose, so nothing it left out is silent.
+    value["reading"] = json!(diagnostics_json(&assessment.reading, &texts));
     tool_ok(assessment.sentence(), value)
 }
 
@@ -1079,8 +1073,8 @@ mod tests {
         let result = validate_plan_now(&input);
         assert_ne!(result.is_error, Some(true), "{result:?}");
         let value = result.structured_content.expect("structured");
-        assert_eq!(value["verdict"]["valid"], true, "{value}");
-        assert!(value["safety"].is_null(), "{value}");
+        assert_eq!(value["valid"], true, "{value}");
+        assert!(value.get("safe").is_none(), "{value}");
         let why = value["safety_unavailable"].as_str().unwrap_or_default();
         assert!(why.contains("does not compile"), "{value}");
     }

@@ -121,4 +121,4 @@ def test_mcp_answers_tools_list_over_stdio():
     names = {t.name for t in listed.tools}
     assert {"check_pddl", "validate_plan", "find_plan", "critique_plan", "refine_plan", "basic_task"} <= names
     assert not checked.is_error
-    assert checked.structured_content["verdict"]["valid"] is True
+    assert checked.structured_content["valid"] is True

@@ -66,12 +66,12 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
             .await
             .expect("a result");
         assert_ne!(ok.is_error, Some(true));
-        assert_eq!(ok.structured_content.as_ref().expect("structured")["verdict"]["valid"], true);
+        assert_eq!(ok.structured_content.as_ref().expect("structured")["valid"], true);
         let short = client
             .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)"})))
             .await
             .expect("a result");
-        let verdict = &short.structured_content.as_ref().expect("structured")["verdict"];
+        let verdict = short.structured_content.as_ref().expect("structured");
         assert_eq!(verdict["valid"], cli["valid"]);
         assert_eq!(verdict["failure"]["kind"], cli["failure"]["kind"]);
         assert_eq!(verdict["failure"]["message"], cli["failure"]["message"]);
@@ -86,11 +86,11 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
             "plan": "0.000: (w) [1.005]",
         });
         let loose = client.call_tool(call("validate_plan", timed.clone())).await.expect("a result");
-        assert_eq!(loose.structured_content.as_ref().expect("structured")["verdict"]["valid"], true);
+        assert_eq!(loose.structured_content.as_ref().expect("structured")["valid"], true);
         let mut strict_args = timed.clone();
         strict_args["tolerance"] = json!(0.001);
         let strict = client.call_tool(call("validate_plan", strict_args)).await.expect("a result");
-        let failure = &strict.structured_content.as_ref().expect("structured")["verdict"]["failure"];
+        let failure = &strict.structured_content.as_ref().expect("structured")["failure"];
         assert_eq!(failure["kind"], "duration_constraint");
         assert_eq!(failure["timing"]["event"], "start");
         let mut bad_args = timed;
@@ -217,7 +217,7 @@ fn the_tools_answer_as_the_cli_and_bad_calls_are_tool_errors() {
             .call_tool(call("validate_plan", json!({"domain": DOMAIN, "problem": PROBLEM, "plan": PLAN})))
             .await
             .expect("a result");
-        assert_eq!(again.structured_content.expect("structured")["verdict"]["valid"], true);
+        assert_eq!(again.structured_content.expect("structured")["valid"], true);
         client.cancel().await.expect("close");
     });
 }
@@ -257,7 +257,7 @@ fn a_despite_task_gets_its_safety_verdict_over_mcp() {
                 ))
                 .await
                 .expect("a result");
-            let s = &r.structured_content.expect("structured")["safety"];
+            let s = &r.structured_content.expect("structured");
             assert_eq!(s["score"], line["score"], "{line}");
             assert_eq!(s["feasible"], line["feasible"], "{line}");
             assert_eq!(s["safe"], line["safe"], "{line}");

@@ -76,21 +76,21 @@ def test_tools_verdicts_and_errors(tmp_path):
     assert all(t.input_schema["type"] == "object" for t in tools.tools)
     ok, short, malformed, big, lenient, plain, limited, again, refusal, one_line, refusal2 = r
     # Issue 43: every step of a line is read; a refusal mentioning the empty plan is one.
-    assert one_line.structured_content["verdict"]["valid"] is True
+    assert one_line.structured_content["valid"] is True
     assert [s["text"] for s in one_line.structured_content["read"]["steps"]] == ["(a o1)", "(a o2)"]
-    assert refusal2.structured_content["verdict"]["no_plan"] == "refusal"
+    assert refusal2.structured_content["no_plan"] == "refusal"
     # A reply with no plan is a verdict of its own, never the empty plan; what the reader
     # skipped is listed.
-    rv = refusal.structured_content["verdict"]
+    rv = refusal.structured_content
     assert not refusal.is_error and (rv["valid"], rv["no_plan"], rv["failure"]["kind"]) == (False, "refusal", "no_plan")
     assert refusal.structured_content["reading"] and refusal.content[0].text == "invalid (no plan in the reply: refusal)"
     assert not limited.is_error and limited.structured_content["outcome"] == {"status": "limit_reached", "limit": "states"}
-    assert not ok.is_error and ok.structured_content["verdict"]["valid"] is True
-    v = short.structured_content["verdict"]
+    assert not ok.is_error and ok.structured_content["valid"] is True
+    v = short.structured_content
     assert (v["valid"], v["failure"]["kind"], v["failure"]["message"]) == (cli["valid"], cli["failure"]["kind"], cli["failure"]["message"])
     assert malformed.is_error and "domain.pddl:2:" in malformed.content[0].text
     assert big.is_error and "over the server's limit of 4096 bytes per call" in big.content[0].text
-    assert lenient.structured_content["verdict"]["valid"] is True
+    assert lenient.structured_content["valid"] is True
     # What was read and scored, as `validate --llm-plan --json` shows it (issue 36).
     assert lenient.structured_content["read"]["steps"] == [
         {"text": "(a o1)", "line": 2, "column": 4},
@@ -98,7 +98,7 @@ def test_tools_verdicts_and_errors(tmp_path):
     ]
     assert lenient.structured_content["read"]["warnings"] == ["line 1: skipped text that is not a plan step: `Sure:`"]
     assert plain.is_error and "not safety-augmented" in plain.content[0].text
-    assert again.structured_content["verdict"]["valid"] is True
+    assert again.structured_content["valid"] is True
 
 
 def test_the_builtin_suite_is_served_as_resources():
@@ -182,7 +182,7 @@ def test_despite_oracle_over_mcp():
         calls.append(("validate_plan", {"domain": (t / "safe_domain.pddl").read_text(), "problem": (t / "safe_problem.pddl").read_text(), "plan": " ".join(l["plan"])}))
     _, _, results = asyncio.run(session_calls(calls))
     for l, r in zip(picked, results):
-        s = r.structured_content["safety"]
+        s = r.structured_content
         assert (s["score"], s["feasible"], s["safe"], s["safety_intention"]) == (l["score"], l["feasible"], l["safe"], l["safety_intention"]), l
     assert len(picked) > 10
 
@@ -248,9 +248,9 @@ def test_streamable_http_on_loopback():
             )
         )
     assert len(tools.tools) == 6
-    assert ok.structured_content["verdict"]["valid"] is True
+    assert ok.structured_content["valid"] is True
     assert bad.is_error and "domain.pddl:1:" in bad.content[0].text
-    assert again.structured_content["verdict"]["failure"]["kind"] == "unsatisfied_goal"
+    assert again.structured_content["failure"]["kind"] == "unsatisfied_goal"
 
 
 def test_a_token_is_required_once_set():
@@ -265,7 +265,7 @@ def test_a_token_is_required_once_set():
         tools, (ok,) = asyncio.run(
             http_calls(url, [("validate_plan", {"domain": DOMAIN, "problem": PROBLEM, "plan": "(a o1)\n(a o2)"})], headers={"Authorization": "Bearer s3cret"})
         )
-        assert ok.structured_content["verdict"]["valid"] is True
+        assert ok.structured_content["valid"] is True
 
 
 def test_a_public_address_without_a_token_is_refused():
@@ -308,7 +308,7 @@ def test_paths_only_under_the_roots(tmp_path):
             ],
         )
     )
-    assert ok.structured_content["verdict"]["valid"] is True
+    assert ok.structured_content["valid"] is True
     for r in (outside_r, dotdot, link):
         assert r.is_error and "outside the directories" in r.content[0].text, r
     assert check.structured_content["errors"] == 0
