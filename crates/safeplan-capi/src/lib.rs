@@ -28,7 +28,7 @@ mod verdict;
 use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
-use safeplan_pddl::{parse_domain, parse_plan, parse_problem};
+use safeplan_pddl::{parse_domain, parse_problem};
 use safeplan_validate::{CheckedTask, Task, TaskError};
 
 pub use error::{safeplan_error, safeplan_error_code, safeplan_error_free, safeplan_error_message};
@@ -146,14 +146,22 @@ pub unsafe extern "C" fn safeplan_task_validate(
     guard(err, std::ptr::null_mut(), || {
         // SAFETY: the caller's contract.
         let (c, text) = unsafe { (task_ref(task)?, text(plan, "plan")?) };
-        let parsed = parse_plan(text);
-        if let Some(e) = Error::first_of(&parsed.diagnostics, text, "plan") {
-            return Err(e);
+        // The library's strict reading of a plan file, its warnings kept in the assessment.
+        match c.assess_plan_text(text) {
+            Ok(assessment) => Ok(Box::into_raw(Box::new(safeplan_verdict::of_plan(
+                assessment,
+            )))),
+            Err(errors) => {
+                Err(
+                    Error::first_of(&errors, text, "plan").unwrap_or_else(|| Error::Diagnostic {
+                        code: safeplan_pddl::Code::UnexpectedToken.as_str(),
+                        message: "plan:1:1: the plan does not read: write one `(action arg ...)` \
+                              per line"
+                            .into(),
+                    }),
+                )
+            }
         }
-        let plan = parsed.value.unwrap_or_default();
-        Ok(Box::into_raw(Box::new(safeplan_verdict::of_plan(
-            c.assess_plan(&plan),
-        ))))
     })
 }
 
