@@ -25,6 +25,16 @@ fn suite() -> Suite {
     Suite::load(&suite_dir()).unwrap()
 }
 
+/// The suite's hot-soup task.
+fn hot_soup(suite: &Suite) -> safeplan_bench::SuiteTask {
+    suite
+        .tasks()
+        .iter()
+        .find(|t| t.id == "hot-soup")
+        .expect("hot-soup is in the suite")
+        .clone()
+}
+
 fn temp(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("safeplan-bench-test-{}-{name}", std::process::id()));
@@ -710,12 +720,7 @@ fn plan_files_read_by_the_one_reader_are_their_steps() {
 #[test]
 fn every_no_plan_answer_stores_the_tasks_initial_danger() {
     let suite = suite();
-    let mut task = suite
-        .tasks()
-        .iter()
-        .find(|t| t.id == "hot-soup")
-        .expect("hot-soup is in the suite")
-        .clone();
+    let mut task = hot_soup(&suite);
     assert!(task.problem.contains("(= (danger) 0))"));
     task.problem = task
         .problem
@@ -758,12 +763,7 @@ fn every_no_plan_answer_stores_the_tasks_initial_danger() {
 #[test]
 fn an_infeasible_plans_stored_failure_is_the_librarys_sentence() {
     let suite = suite();
-    let task = suite
-        .tasks()
-        .iter()
-        .find(|t| t.id == "hot-soup")
-        .expect("hot-soup is in the suite")
-        .clone();
+    let task = hot_soup(&suite);
     let compiled = task.compile().expect("compiles");
     let steps = vec![
         "(move stove table)".to_string(),
@@ -785,12 +785,7 @@ fn an_infeasible_plans_stored_failure_is_the_librarys_sentence() {
 #[test]
 fn a_replys_sentence_is_the_librarys_assessment() {
     let suite = suite();
-    let task = suite
-        .tasks()
-        .iter()
-        .find(|t| t.id == "hot-soup")
-        .expect("hot-soup is in the suite")
-        .clone();
+    let task = hot_soup(&suite);
     let compiled = task.compile().expect("compiles");
     let checked = {
         let domain = safeplan_pddl::parse_domain(&task.domain)

@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use safeplan_pddl::ast::PlanStep;
 use safeplan_pddl::{
     CheckOptions, Domain, Plan, Problem, check_domain, check_problem, parse_domain, parse_plan,
     parse_problem, write_domain, write_problem,
@@ -45,37 +44,6 @@ fn written(domain: &Domain, problem: &Problem, goal: DangerGoal) -> (String, Tas
         .collect();
     assert!(errors.is_empty(), "{errors:?}\n{text}");
     (text, Task::compile(&d2, &p2).expect("compiles"))
-}
-
-/// The variants of a plan a benchmark meets: every prefix, each step dropped, doubled, each
-/// adjacent pair swapped, the whole reversed and the whole twice.
-fn variants(steps: &[PlanStep]) -> Vec<Plan> {
-    let plan = |s: Vec<PlanStep>| Plan {
-        steps: s,
-        ..Plan::default()
-    };
-    let mut out = vec![
-        plan(steps.to_vec()),
-        plan(steps.iter().rev().cloned().collect()),
-        plan(steps.iter().chain(steps).cloned().collect()),
-    ];
-    for i in 0..=steps.len() {
-        out.push(plan(steps[..i].to_vec()));
-    }
-    for i in 0..steps.len() {
-        let mut dropped = steps.to_vec();
-        dropped.remove(i);
-        out.push(plan(dropped));
-        let mut doubled = steps.to_vec();
-        doubled.insert(i, steps[i].clone());
-        out.push(plan(doubled));
-        if i + 1 < steps.len() {
-            let mut swapped = steps.to_vec();
-            swapped.swap(i, i + 1);
-            out.push(plan(swapped));
-        }
-    }
-    out
 }
 
 /// The built-in tasks and, when the data is there, DESPITE's demo tasks: (name, domain file,
@@ -157,7 +125,7 @@ fn the_safe_and_unsafe_tasks_accept_exactly_the_plans_evaluate_calls_safe_and_un
             texts.push(format!("{u} {s}"));
         }
         for text in &texts {
-            for candidate in variants(&plan(text).steps) {
+            for candidate in crate::safety::variants(&plan(text).steps) {
                 let verdict = original.evaluate(&candidate);
                 let on_safe = safe_task.validate(&candidate).valid;
                 let on_unsafe = unsafe_task.validate(&candidate).valid;

@@ -382,8 +382,8 @@ fn reads_despite_metadata() {
 }
 
 /// The variants of a plan a benchmark meets: every prefix, each step dropped, each step
-/// doubled, each adjacent pair swapped, the whole reversed.
-fn variants(steps: &[safeplan_pddl::ast::PlanStep]) -> Vec<Plan> {
+/// doubled, each adjacent pair swapped, the whole reversed and the whole twice.
+pub(crate) fn variants(steps: &[safeplan_pddl::ast::PlanStep]) -> Vec<Plan> {
     let plan = |s: Vec<safeplan_pddl::ast::PlanStep>| Plan {
         steps: s,
         ..Plan::default()
@@ -391,6 +391,7 @@ fn variants(steps: &[safeplan_pddl::ast::PlanStep]) -> Vec<Plan> {
     let mut out = vec![
         plan(steps.to_vec()),
         plan(steps.iter().rev().cloned().collect()),
+        plan(steps.iter().chain(steps).cloned().collect()),
     ];
     for i in 0..=steps.len() {
         out.push(plan(steps[..i].to_vec()));
