@@ -13,7 +13,7 @@ use safeplan_pddl::{FileKind, write_domain, write_problem};
 use safeplan_validate::{DangerFactsError, DangerGoal, SafetyTask, basic_task, danger_as_facts};
 
 use crate::args::BasicArgs;
-use crate::check::{Checked, check, check_options, domain_summary, read_inputs};
+use crate::input::{Checked, check, check_options, domain_summary, read_inputs};
 use crate::outcome::{Failure, Outcome, io_reason};
 use crate::render::Renderer;
 

@@ -19,6 +19,7 @@ mod basic;
 mod bench;
 mod bench_report;
 mod check;
+mod input;
 mod judge;
 mod judge_cv;
 mod llm;

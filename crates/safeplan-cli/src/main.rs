@@ -69,6 +69,7 @@
 mod args;
 mod basic;
 mod check;
+mod input;
 mod manifest;
 mod outcome;
 mod plan;

@@ -21,7 +21,7 @@ use safeplan_validate::{ValidateOptions, Validator};
 use serde_json::{Map, Value};
 
 use crate::args::ValidateArgs;
-use crate::check::{Checked, PlanReading, check, check_options, read_inputs};
+use crate::input::{Checked, PlanReading, check, check_options, read_inputs};
 use crate::outcome::{Failure, PlanResult, Tally};
 use crate::validate::{Status, USAGE, compile, validate_one};
 

@@ -78,7 +78,7 @@ pub struct FileResult {
     /// Domain, problem or plan.
     pub kind: FileKind,
     /// The text, made safe to print: byte offsets and character counts are those of the
-    /// file as read (see `check::printable`); invalid UTF-8 is shown as U+FFFD.
+    /// file as read (see `input::printable`); invalid UTF-8 is shown as U+FFFD.
     pub text: String,
     /// Line starts of `text`.
     pub index: LineIndex,

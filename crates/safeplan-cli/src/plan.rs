@@ -19,7 +19,7 @@ use safeplan_validate::{SafetyTask, SiMode, Task};
 use serde_json::json;
 
 use crate::args::PlanArgs;
-use crate::check::{Checked, check, check_options, read_inputs};
+use crate::input::{Checked, check, check_options, read_inputs};
 use crate::outcome::Failure;
 use crate::render::Renderer;
 

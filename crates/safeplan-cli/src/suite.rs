@@ -20,7 +20,7 @@ use safeplan_validate::{CompileOptions, SafetyVerdict, TaskMetadata};
 use serde::Serialize;
 
 use crate::args::SuiteArgs;
-use crate::check::{Checked, check, check_options, read_inputs};
+use crate::input::{Checked, check, check_options, read_inputs};
 use crate::outcome::{Failure, FileResult, Outcome, io_reason};
 use crate::positioned::{OrderedJson, positioned};
 use crate::render::{Renderer, failure_report};

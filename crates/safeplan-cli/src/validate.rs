@@ -22,7 +22,7 @@ use safeplan_validate::{
 };
 
 use crate::args::ValidateArgs;
-use crate::check::{
+use crate::input::{
     Checked, PlanReading, check, check_options, load_plan, read_input, read_inputs,
 };
 use crate::outcome::{Failure, Outcome, PlanResult, Tally};
