@@ -12,6 +12,8 @@ use crate::exec::{NumFault, obj};
 use crate::state::State;
 use crate::task::{Arg, AtomRef, Cond, FluentRef, NumExpr, ObjId, PredKind, QVar, Task};
 use crate::verdict::{Binding, FluentValue, SourceRef, Unmet};
+// Numbers are written by the verdict's own sentences too; one form, kept beside them.
+pub(crate) use crate::verdict::Number;
 
 /// Writes lifted formulas with their slots filled by a binding. Slots bound by a
 /// quantifier being printed show as their variable name.
@@ -174,19 +176,6 @@ impl<'t> Printer<'t> {
                 self.num(out, y, b);
                 out.push(')');
             }
-        }
-    }
-}
-
-/// Numbers as PDDL writes them: integers without a fraction.
-pub(crate) struct Number(pub f64);
-
-impl std::fmt::Display for Number {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0.fract() == 0.0 && self.0.abs() < 1e15 {
-            write!(f, "{}", self.0 as i64)
-        } else {
-            write!(f, "{}", self.0)
         }
     }
 }

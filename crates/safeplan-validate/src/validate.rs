@@ -478,23 +478,6 @@ impl Task {
     }
 }
 
-/// Slots a condition with no parameters needs: its deepest quantified variable.
-pub(crate) fn max_slot(c: &crate::task::Cond) -> usize {
-    use crate::task::Cond;
-    match c {
-        Cond::Quant { vars, body, .. } => vars
-            .iter()
-            .map(|v| v.slot as usize + 1)
-            .max()
-            .unwrap_or(0)
-            .max(max_slot(body)),
-        Cond::Not(x, _) => max_slot(x),
-        Cond::And(ps) | Cond::Or(ps, _) => ps.iter().map(max_slot).max().unwrap_or(0),
-        Cond::Imply(x, y) => max_slot(x).max(max_slot(y)),
-        _ => 0,
-    }
-}
-
 /// Something a step argument's name can be read from.
 pub(crate) trait ArgName {
     fn arg_name(&self) -> &str;

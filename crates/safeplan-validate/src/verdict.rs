@@ -254,10 +254,7 @@ impl ConstraintViolation {
     pub fn sentence(&self) -> String {
         let when = match self.state {
             Some(0) => "the initial state broke".to_string(),
-            Some(_) if self.timed => format!(
-                "the state at time {} broke",
-                crate::explain::Number(self.time)
-            ),
+            Some(_) if self.timed => format!("the state at time {} broke", Number(self.time)),
             Some(k) => format!("step {k} broke"),
             None => "the plan ends breaking".to_string(),
         };
@@ -417,3 +414,16 @@ impl std::fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// Numbers as PDDL writes them: integers without a fraction.
+pub(crate) struct Number(pub f64);
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.fract() == 0.0 && self.0.abs() < 1e15 {
+            write!(f, "{}", self.0 as i64)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}

@@ -136,6 +136,24 @@ pub enum Cond {
     Compare(CmpOp, NumExpr, NumExpr, Span),
 }
 
+impl Cond {
+    /// Slots a condition with no parameters needs: its deepest quantified variable.
+    pub(crate) fn max_slot(&self) -> usize {
+        match self {
+            Cond::Quant { vars, body, .. } => vars
+                .iter()
+                .map(|v| v.slot as usize + 1)
+                .max()
+                .unwrap_or(0)
+                .max(body.max_slot()),
+            Cond::Not(x, _) => x.max_slot(),
+            Cond::And(ps) | Cond::Or(ps, _) => ps.iter().map(Cond::max_slot).max().unwrap_or(0),
+            Cond::Imply(x, y) => x.max_slot().max(y.max_slot()),
+            _ => 0,
+        }
+    }
+}
+
 /// A lifted effect. All effects of a step read the state before it.
 #[derive(Clone, Debug)]
 pub enum Eff {

@@ -346,7 +346,7 @@ impl<'a> Compiler<'a> {
                 totals[PredKind::Derived as usize],
                 value_total,
             ),
-            goal_slots: crate::validate::max_slot(&goal),
+            goal_slots: goal.max_slot(),
             goal,
             goal_span,
             metric,
