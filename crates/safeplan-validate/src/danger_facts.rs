@@ -104,6 +104,31 @@ pub enum DangerFactsError {
         /// Where it is read.
         span: Span,
     },
+    /// The bound is more raises from the initial danger than levels are written.
+    #[error(
+        "the goal's bound on `{name}` is {levels} whole raises from its initial value, more \
+         than the {MAX_LEVELS} levels written out"
+    )]
+    TooManyLevels {
+        /// The danger fluent's name.
+        name: String,
+        /// The levels within the bound.
+        levels: f64,
+    },
+    /// A raise of danger under a condition that compares numbers.
+    #[error(
+        "action `{action}` raises `{name}` under a condition that compares numbers; the written \
+         task would evaluate it at every step, where the safety check may never read it (a \
+         fluent with no value would fail the step)"
+    )]
+    NumericCondition {
+        /// The action.
+        action: String,
+        /// The danger fluent's name.
+        name: String,
+        /// Where the condition is written.
+        span: Span,
+    },
     /// An initial danger that is not a whole number.
     #[error(
         "`{name}` starts at {value}, not a whole number; the levels count whole raises from it"
@@ -121,11 +146,13 @@ impl DangerFactsError {
     pub fn location(&self) -> Option<(FileKind, Span)> {
         match self {
             DangerFactsError::NotCountable { span, .. }
-            | DangerFactsError::SeveralUpdates { span, .. } => Some((FileKind::Domain, *span)),
+            | DangerFactsError::SeveralUpdates { span, .. }
+            | DangerFactsError::NumericCondition { span, .. } => Some((FileKind::Domain, *span)),
             DangerFactsError::DangerRead { file, span, .. } => Some((*file, *span)),
             DangerFactsError::NoDanger { .. }
             | DangerFactsError::Constraints
             | DangerFactsError::Temporal
+            | DangerFactsError::TooManyLevels { .. }
             | DangerFactsError::NotWhole { .. } => None,
         }
     }
@@ -142,14 +169,21 @@ pub fn danger_as_facts(
     name: &str,
     goal: DangerGoal,
 ) -> Result<(Domain, Problem), DangerFactsError> {
-    if !crate::SafetyTask::is_safety_augmented(domain, name) {
-        return Err(DangerFactsError::NoDanger { name: name.into() });
-    }
+    // Rules first: a task whose safety is only its rules is a safety task, just not one a
+    // classical task can state.
     if domain.constraints.is_some()
         || problem.constraints.is_some()
         || problem.goal_preferences.is_some()
+        || domain
+            .actions
+            .iter()
+            .filter_map(|a| a.precondition.as_ref())
+            .any(has_preference)
     {
         return Err(DangerFactsError::Constraints);
+    }
+    if !crate::SafetyTask::is_safety_augmented(domain, name) {
+        return Err(DangerFactsError::NoDanger { name: name.into() });
     }
     if !domain.durative_actions.is_empty() {
         return Err(DangerFactsError::Temporal);
@@ -174,10 +208,16 @@ pub fn danger_as_facts(
         .as_ref()
         .and_then(|g| danger_bound(g, name))
         .unwrap_or(0.0);
-    // How many levels are within the bound: d_init, d_init + 1, …, ⌊d_max⌋. Capped so that a
-    // huge bound is refused by size rather than allocating: no plan raises danger past it
-    // one step at a time within any search a classical planner finishes.
-    let within = (d_max.floor() - d_init + 1.0).clamp(0.0, MAX_LEVELS as f64) as usize;
+    // How many levels are within the bound: d_init, d_init + 1, …, ⌊d_max⌋. A bound further
+    // than MAX_LEVELS raises is refused rather than written as a task of that many facts.
+    let levels = (d_max.floor() - d_init + 1.0).max(0.0);
+    if levels > MAX_LEVELS as f64 {
+        return Err(DangerFactsError::TooManyLevels {
+            name: name.into(),
+            levels,
+        });
+    }
+    let within = levels as usize;
     let facts = Facts::new(domain, name, within);
 
     let mut d = domain.clone();
@@ -205,6 +245,23 @@ pub fn danger_as_facts(
     // initial value and its bound in the goal.
     let (mut d, mut p) = basic_task(&d, problem, name);
     d.predicates.extend(facts.declarations());
+    // With danger gone, a task whose only function left is `total-cost` has action costs,
+    // not numbers: said so, as classical planners read it (Fast Downward's translator
+    // refuses `:numeric-fluents`).
+    if !d.functions.is_empty() && d.functions.iter().all(|f| f.name.matches("total-cost")) {
+        d.requirements.retain(|r| {
+            !matches!(
+                r.requirement,
+                Some(Requirement::NumericFluents | Requirement::Fluents)
+            )
+        });
+        if !has_requirement(&d, Requirement::ActionCosts) {
+            d.requirements.push(RequirementDecl {
+                requirement: Some(Requirement::ActionCosts),
+                name: Name::new(":action-costs", Span::default()),
+            });
+        }
+    }
     if within > 0 && !has_requirement(&d, Requirement::ConditionalEffects) {
         d.requirements.push(RequirementDecl {
             requirement: Some(Requirement::ConditionalEffects),
@@ -232,8 +289,8 @@ pub fn danger_as_facts(
     Ok((d, p))
 }
 
-/// The most levels within the bound written out (a bound of a million raises is no task a
-/// classical planner is handed).
+/// The most levels within the bound written out (a bound some hundred thousand raises away
+/// is no task a classical planner is handed).
 const MAX_LEVELS: usize = 1 << 16;
 
 fn has_requirement(d: &Domain, r: Requirement) -> bool {
@@ -359,6 +416,13 @@ impl Rewrite<'_> {
                     return Err(self.several(span));
                 }
                 self.update = Some(span);
+                if let Some(at) = conditions.iter().find_map(compares_numbers) {
+                    return Err(DangerFactsError::NumericCondition {
+                        action: self.action.into(),
+                        name: self.name.into(),
+                        span: at,
+                    });
+                }
                 let by = raise(op, &value, self.name).ok_or(DangerFactsError::NotCountable {
                     action: self.action.into(),
                     name: self.name.into(),
@@ -403,6 +467,34 @@ impl Rewrite<'_> {
     }
 }
 
+/// Where `f` compares numbers, if it does.
+fn compares_numbers(f: &Formula) -> Option<Span> {
+    match f {
+        Formula::Compare(_, _, _, span) => Some(*span),
+        Formula::Not(x, _)
+        | Formula::Exists(_, x, _)
+        | Formula::Forall(_, x, _)
+        | Formula::Preference(_, x, _) => compares_numbers(x),
+        Formula::And(parts, _) | Formula::Or(parts, _) => parts.iter().find_map(compares_numbers),
+        Formula::Imply(a, b, _) => compares_numbers(a).or_else(|| compares_numbers(b)),
+        Formula::Atom(_) | Formula::Equals(..) => None,
+    }
+}
+
+/// Whether a precondition holds a preference (PDDL3 simple preferences), which a classical
+/// task cannot state.
+fn has_preference(f: &Formula) -> bool {
+    match f {
+        Formula::Preference(..) => true,
+        Formula::Not(x, _) | Formula::Exists(_, x, _) | Formula::Forall(_, x, _) => {
+            has_preference(x)
+        }
+        Formula::And(parts, _) | Formula::Or(parts, _) => parts.iter().any(has_preference),
+        Formula::Imply(a, b, _) => has_preference(a) || has_preference(b),
+        Formula::Atom(_) | Formula::Equals(..) | Formula::Compare(..) => false,
+    }
+}
+
 /// Whether `e` updates the fluent `name` anywhere.
 fn mentions_update(e: &Effect, name: &str) -> bool {
     match e {
@@ -417,9 +509,8 @@ fn mentions_update(e: &Effect, name: &str) -> bool {
 /// `(increase (d) c)`, `(assign (d) (+ c (d)))` or `(assign (d) (+ (d) c))`.
 fn raise(op: AssignOp, value: &Expr, name: &str) -> Option<usize> {
     let whole = |e: &Expr| match e {
-        Expr::Number(c, _) if *c >= 0.0 && c.fract() == 0.0 && *c <= MAX_LEVELS as f64 => {
-            Some(*c as usize)
-        }
+        // A raise past every level lands above the bound; `as` saturates a huge one.
+        Expr::Number(c, _) if *c >= 0.0 && c.fract() == 0.0 && c.is_finite() => Some(*c as usize),
         _ => None,
     };
     let is_danger = |e: &Expr| matches!(e, Expr::Fluent(f) if f.function.matches(name));

@@ -268,10 +268,86 @@ fn every_task_outside_the_conditions_is_refused_with_its_reason() {
         refusal(GRADED_DOMAIN, &rules),
         DangerFactsError::Constraints
     );
+    // A raise under a numeric condition: the written task would read `(fuel)` at every step
+    // (it has no value here), where the safety check never does (found in review).
+    let fuel = GRADED_DOMAIN
+        .replace("(:functions (danger))", "(:functions (danger) (fuel))")
+        .replace("(when (hot) (increase", "(when (> (fuel) 1) (increase");
+    match refusal(&fuel, GRADED_PROBLEM) {
+        DangerFactsError::NumericCondition { action, span, .. } => {
+            assert_eq!(action, "step");
+            assert_eq!(at(&fuel, span), "(> (fuel) 1)");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A bound 70,001 raises away: refused, not written as a task of 70,001 facts (it was
+    // silently capped at 65,536 levels, and inexact past them).
+    let far = GRADED_PROBLEM.replace("(= (danger) 0)", "(= (danger) -70000)");
+    assert!(matches!(
+        refusal(GRADED_DOMAIN, &far),
+        DangerFactsError::TooManyLevels { .. }
+    ));
+    // Preferences in a precondition, and a task whose safety is only its rules: a classical
+    // task cannot state either (the second was called "not a safety-augmented task").
+    let preferring = GRADED_DOMAIN.replace(
+        ":precondition (hot)",
+        ":precondition (and (hot) (preference p (done)))",
+    );
+    assert_eq!(
+        refusal(&preferring, GRADED_PROBLEM),
+        DangerFactsError::Constraints
+    );
+    let only_rules = GRADED_DOMAIN
+        .replace("(:functions (danger))", "")
+        .replace(" (when (hot) (increase (danger) 1))", "")
+        .replace(" (assign (danger) (+ 2 (danger)))", "");
+    let only_rules_problem = rules
+        .replace(" (= (danger) 0)", "")
+        .replace(" (<= (danger) 1)", "");
+    assert_eq!(
+        refusal(&only_rules, &only_rules_problem),
+        DangerFactsError::Constraints
+    );
     let plain = GRADED_DOMAIN.replace("(:functions (danger))", "(:functions (fuel))");
     let plain = plain.replace("(danger)", "(fuel)");
     assert!(matches!(
         refusal(&plain, &GRADED_PROBLEM.replace("(danger)", "(fuel)")),
         DangerFactsError::NoDanger { .. }
     ));
+}
+
+/// A raise larger than every level lands above the bound (it was refused as not whole), and
+/// a task whose only function left is `total-cost` declares action costs, not numeric
+/// fluents, as classical planners read it.
+#[test]
+fn a_huge_raise_is_above_the_bound_and_action_costs_stay_action_costs() {
+    let domain = GRADED_DOMAIN
+        .replace(":numeric-fluents", ":numeric-fluents :action-costs")
+        .replace(
+            "(:functions (danger))",
+            "(:functions (danger) (total-cost))",
+        )
+        .replace(
+            "(increase (danger) 1))))",
+            "(increase (danger) 100000)) (increase (total-cost) 3)))",
+        );
+    let problem = GRADED_PROBLEM
+        .replace("(= (danger) 0))", "(= (danger) 0) (= (total-cost) 0))")
+        .replace(
+            "(<= (danger) 1))))",
+            "(<= (danger) 1)))\n  (:metric minimize (total-cost)))",
+        );
+    let (d, p) = parse(&domain, &problem);
+    let (text, safe) = written(&d, &p, DangerGoal::Safe);
+    let (_, unsafe_) = written(&d, &p, DangerGoal::Unsafe);
+    assert!(!safe.validate(&plan("(step)")).valid);
+    assert!(unsafe_.validate(&plan("(step)")).valid);
+    assert!(safe.validate(&plan("(cool) (step)")).valid);
+    let requirements = text
+        .lines()
+        .find(|l| l.contains(":requirements"))
+        .unwrap_or("");
+    assert!(requirements.contains(":action-costs"), "{requirements}");
+    assert!(!requirements.contains(":numeric-fluents"), "{requirements}");
+    assert!(text.contains("(:metric minimize (total-cost))"), "{text}");
 }
