@@ -407,7 +407,18 @@ pub fn score_answer(
                         scored.sentence = Some(assessment.sentence());
                         scored.verdict = assessment.safety.map(PlanScore::from_verdict);
                     }
-                    Err(why) => scored.verdict = Some(PlanScore::no_plan(&compiled.safety, &why)),
+                    // Steps no reader accepts are no plan, said as the library says it.
+                    Err(why) => {
+                        let assessment = Assessment::of_no_plan(
+                            safeplan_pddl::NoPlan::Unreadable,
+                            Some(&compiled.safety),
+                            None,
+                            None,
+                            Vec::new(),
+                        );
+                        scored.sentence = Some(assessment.sentence());
+                        scored.verdict = Some(PlanScore::no_plan(&compiled.safety, &why));
+                    }
                 }
                 scored.plan = Some(steps.clone());
             }
@@ -499,13 +510,11 @@ fn score(
     }
 }
 
-/// The validator's verdict on a plan given as steps.
+/// The validator's verdict on a plan given as steps: the safety task's alone (a run's
+/// stored score; [`assess`] adds the verdict on the task as written, for the sentence).
 pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
-    match assess(compiled, steps) {
-        Ok(assessment) => match assessment.safety {
-            Some(verdict) => PlanScore::from_verdict(verdict),
-            None => PlanScore::no_plan(&compiled.safety, "the task has no safety verdict"),
-        },
+    match read_steps(steps) {
+        Ok(plan) => PlanScore::from_verdict(compiled.safety.evaluate(&plan)),
         Err(why) => PlanScore::no_plan(&compiled.safety, &why),
     }
 }
@@ -513,19 +522,24 @@ pub fn evaluate(compiled: &CompiledTask, steps: &[String]) -> PlanScore {
 /// The library's assessment of a plan given as steps (`Assessment::of_plan`: the task as
 /// written, its safety verdict beside it); why not, for steps no plan reader accepts.
 pub fn assess(compiled: &CompiledTask, steps: &[String]) -> Result<Assessment, String> {
+    let plan = read_steps(steps)?;
+    Ok(Assessment::of_plan(
+        compiled.task.validate(&plan),
+        &plan,
+        Some(&compiled.safety),
+        None,
+        None,
+        Vec::new(),
+    ))
+}
+
+/// Steps as a plan; why not, for steps no plan reader accepts (only steps a planner wrote
+/// itself, in a form no reader knows: a reader's steps always read back).
+fn read_steps(steps: &[String]) -> Result<safeplan_pddl::Plan, String> {
     let text = safeplan_pddl::write_steps(steps.iter().map(String::as_str));
     let parsed = safeplan_pddl::parse_plan(&text);
     match parsed.value {
-        Some(plan) if !parsed.has_errors() => Ok(Assessment::of_plan(
-            compiled.task.validate(&plan),
-            &plan,
-            Some(&compiled.safety),
-            None,
-            None,
-            Vec::new(),
-        )),
-        // Steps come from a plan reader, so this is only reached for steps a planner wrote
-        // itself in a form no reader accepts.
+        Some(plan) if !parsed.has_errors() => Ok(plan),
         _ => Err(format!(
             "the plan cannot be read: {}",
             parsed

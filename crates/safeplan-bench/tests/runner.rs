@@ -820,3 +820,24 @@ fn a_replys_sentence_is_the_librarys_assessment() {
     let unsafe_words = checked.assess_reply(&read("unsafe.plan")).sentence();
     assert!(unsafe_words.contains("UNSAFE"), "{unsafe_words}");
 }
+
+/// Steps a planner wrote in a form no reader accepts are no plan, and bench says so in the
+/// library's words (review: the sentence was missing, and inspect_ai's explanation empty).
+#[test]
+fn unreadable_steps_are_no_plan_in_the_librarys_words() {
+    let suite = suite();
+    let task = hot_soup(&suite);
+    let compiled = task.compile().expect("compiles");
+    let answer = Answer {
+        plan: Some(vec!["(pick-up soup".to_string()]),
+        ..Answer::default()
+    };
+    let scored = runner::score_answer(Ability::Plan, &task, &compiled, &answer);
+    let verdict = scored.verdict.as_ref().expect("a verdict");
+    assert!(!verdict.feasible && !verdict.safe);
+    let sentence = scored.sentence.expect("a sentence");
+    assert!(
+        sentence.starts_with("invalid (no plan in the reply: unreadable); safety: NO PLAN"),
+        "{sentence}"
+    );
+}
