@@ -63,7 +63,10 @@ def ours(safeplan: Path, domain: Path, problem: Path, seconds: float) -> dict:
     cmd = [str(safeplan), "plan", str(domain), str(problem), "--effort", "--json",
            "--timeout", str(seconds)]
     start = time.monotonic()
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        return {"status": "time", "seconds": time.monotonic() - start, "effort": None}
     wall = time.monotonic() - start
     try:
         out = json.loads(done.stdout)
@@ -85,10 +88,14 @@ def fd_plan(driver: Path, domain: Path, problem: Path, seconds: float) -> tuple[
                "--plan-file", str(plan_file), str(domain), str(problem),
                "--search", "astar(hmax())"]
         start = time.monotonic()
-        done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=seconds + 60)
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=seconds + 60)
+        except subprocess.TimeoutExpired:
+            return None, time.monotonic() - start, 23
         wall = time.monotonic() - start
-        text = plan_file.read_text() if done.returncode == 0 and plan_file.exists() else None
-        return text, wall, done.returncode
+        # Exit codes 0-3: a plan was found (1-3: then a limit was hit, the plan still stands).
+        found = done.returncode in (0, 1, 2, 3) and plan_file.exists()
+        return (plan_file.read_text() if found else None), wall, done.returncode
 
 
 def verdict(safeplan: Path, domain: Path, problem: Path, plan_text: str) -> tuple[bool, bool]:
@@ -101,6 +108,10 @@ def verdict(safeplan: Path, domain: Path, problem: Path, plan_text: str) -> tupl
                                str(path)], capture_output=True, text=True, timeout=300)
         out = json.loads(done.stdout)
         return bool(out.get("feasible")), bool(out.get("safe"))
+    except (json.JSONDecodeError, subprocess.TimeoutExpired) as e:
+        # Not judged is not checked: the row says the plan failed the check.
+        print(f"could not check a plan on {domain}: {e}", file=sys.stderr)
+        return False, False
     finally:
         path.unlink()
 
@@ -115,12 +126,14 @@ def fast_downward(safeplan: Path, driver: Path, domain: Path, problem: Path, sec
                 capture_output=True, text=True)
             if written.returncode != 0:
                 reason = written.stderr.strip().splitlines()[0] if written.stderr.strip() else ""
-                return {"status": "refused", "detail": reason}
+                return {"status": "refused", "detail": reason, "seconds": 0.0}
             text, wall, code = fd_plan(driver, folder / "domain.pddl", folder / "problem.pddl",
                                        seconds)
             row["seconds"] += wall
             if text is None:
-                row[target] = "unsolvable" if code in (10, 11, 12) else f"exit {code}"
+                # 10, 11: proven unsolvable; 12: the search ended incomplete; else a limit.
+                row[target] = {10: "unsolvable", 11: "unsolvable", 12: "incomplete"}.get(
+                    code, f"exit {code}")
                 continue
             row[target] = steps(text)
             feasible, safe = verdict(safeplan, domain, problem, text)
@@ -181,7 +194,10 @@ def summary(path: Path) -> str:
     ]
     if refused:
         lines.append("")
-        lines.append("Refused (danger lowered by a mitigation): " + ", ".join(refused) + ".")
+        lines.append("Refused by `basic --safe`, and why:")
+        for r in rows:
+            if r["fd"]["status"] == "refused":
+                lines.append(f"- {r['task']}: {r['fd']['detail']}")
     differ = [r["task"] for r in compared if r not in same]
     if differ:
         lines.append("Different: " + ", ".join(differ) + ".")

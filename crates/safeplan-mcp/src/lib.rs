@@ -105,7 +105,7 @@ pub struct ValidateInput {
     #[serde(default)]
     pub plan: String,
     /// Read the plan as an LLM reply (docs/FORMAT.md, "Plans in LLM replies"): steps picked out
-    /// of prose, lists, fences, JSON; a reply with no readable step is no plan (`verdict.no_plan`).
+    /// of prose, lists, fences, JSON; a reply with no readable step is no plan (`no_plan`).
     #[serde(default)]
     pub lenient: bool,
     /// For a domain with durative actions (timed plans, `t: (action arg ...) [d]`): VAL's
