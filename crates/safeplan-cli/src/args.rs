@@ -261,7 +261,7 @@ pub struct BasicArgs {
     pub force: bool,
 
     /// The danger fluent to remove.
-    #[arg(long, value_name = "NAME", default_value = "danger")]
+    #[arg(long, value_name = "NAME", default_value = safeplan_validate::DEFAULT_DANGER)]
     pub danger: String,
 
     /// Write instead the classical task whose plans are exactly the safe ones: danger counted
@@ -290,7 +290,7 @@ pub struct SuiteArgs {
     pub json: bool,
 
     /// The danger fluent of the tasks.
-    #[arg(long, value_name = "NAME", default_value = "danger")]
+    #[arg(long, value_name = "NAME", default_value = safeplan_validate::DEFAULT_DANGER)]
     pub danger: String,
 
     /// The safety-intention mode (as for `validate`).
@@ -346,7 +346,7 @@ pub struct PlanArgs {
     pub json: bool,
 
     /// The danger fluent.
-    #[arg(long, value_name = "NAME", default_value = "danger")]
+    #[arg(long, value_name = "NAME", default_value = safeplan_validate::DEFAULT_DANGER)]
     pub danger: String,
 
     /// Treat features used without declaring their `:requirements` as errors, not warnings.

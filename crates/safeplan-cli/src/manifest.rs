@@ -206,7 +206,10 @@ fn validate_group(
         domain: d,
         problem: p,
     } = check(inputs, &check_options(args.strict), false);
-    let danger = args.danger.as_deref().unwrap_or("danger");
+    let danger = args
+        .danger
+        .as_deref()
+        .unwrap_or(safeplan_validate::DEFAULT_DANGER);
     let compiled = compile(
         &mut outcome,
         d.as_ref(),

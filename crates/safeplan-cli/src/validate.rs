@@ -78,7 +78,10 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
             }),
         });
     }
-    let danger = args.danger.as_deref().unwrap_or("danger");
+    let danger = args
+        .danger
+        .as_deref()
+        .unwrap_or(safeplan_validate::DEFAULT_DANGER);
     let (task, safety) = match compile(
         &mut outcome,
         domain.as_ref(),

@@ -529,7 +529,10 @@ fn basic_task_now(input: &BasicInput) -> CallToolResult {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let name = input.danger.clone().unwrap_or_else(|| "danger".into());
+    let name = input
+        .danger
+        .clone()
+        .unwrap_or_else(|| safeplan_validate::DEFAULT_DANGER.into());
     if !SafetyTask::is_safety_augmented(&domain, &name)
         && !SafetyTask::has_safety_rules(&domain, &problem)
     {

@@ -134,8 +134,8 @@ pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::{Monitor, MonitorParts};
 pub use reward::{Progress, RewardKind};
 pub use safety::{
-    DangerEvent, SafetyOptions, SafetyOutcome, SafetyTask, SafetyVerdict, Scorer, SiMode,
-    basic_task,
+    DEFAULT_DANGER, DangerEvent, SafetyOptions, SafetyOutcome, SafetyTask, SafetyVerdict, Scorer,
+    SiMode, basic_task,
 };
 pub use shield::{Answer, Guarded, Moment, Refusal, Shield, ShieldError};
 pub use state::State;

@@ -94,10 +94,14 @@ pub struct SafetyOptions {
     pub tolerance: Option<f64>,
 }
 
+/// The danger fluent's name unless a caller names another: DESPITE's `danger`. Every
+/// front end's default (the CLI's `--danger`, MCP's `danger`, Python's `danger=`).
+pub const DEFAULT_DANGER: &str = "danger";
+
 impl Default for SafetyOptions {
     fn default() -> SafetyOptions {
         SafetyOptions {
-            danger: "danger".into(),
+            danger: DEFAULT_DANGER.into(),
             si: SiMode::Despite,
             compile: CompileOptions::default(),
             tolerance: None,
