@@ -118,6 +118,30 @@ fn plans_get_the_verdicts_the_cli_gives() {
     }
 }
 
+/// docs/C.md's example of `safeplan_verdict_message` is what the C API prints for hot-soup's
+/// unsafe plan, up to the "..." where the example stops.
+#[test]
+fn the_message_docs_c_md_shows_is_the_one_printed() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/C.md"),
+    )
+    .expect("docs/C.md");
+    let start = doc
+        .find("`invalid: the plan ends without reaching the goal")
+        .expect("the example is in docs/C.md")
+        + 1;
+    let quoted = &doc[start..start + doc[start..].find('`').expect("closing backtick")];
+    let shown = quoted
+        .strip_suffix(" ...")
+        .expect("the example ends with ...");
+    let soup = Soup::new();
+    let plan = example("examples/tasks/hot-soup/unsafe.plan");
+    // SAFETY: live task, valid string, NULL error slot allowed.
+    let (_, _, _, _, message, _) =
+        read(unsafe { safeplan_task_validate(soup.0, plan.as_ptr(), null_mut()) });
+    assert!(message.starts_with(shown), "{message}\nshown: {shown}");
+}
+
 #[test]
 fn a_reply_is_read_by_the_one_reader() {
     let soup = Soup::new();
