@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use safeplan_pddl::NoPlan;
 use safeplan_validate::Assessment;
 use serde::{Deserialize, Serialize};
 
@@ -409,14 +410,7 @@ pub fn score_answer(
                     }
                     // Steps no reader accepts are no plan, said as the library says it.
                     Err(why) => {
-                        let assessment = Assessment::of_no_plan(
-                            safeplan_pddl::NoPlan::Unreadable,
-                            Some(&compiled.safety),
-                            None,
-                            None,
-                            Vec::new(),
-                        );
-                        scored.sentence = Some(assessment.sentence());
+                        scored.sentence = Some(no_plan(compiled, NoPlan::Unreadable).sentence());
                         scored.verdict = Some(PlanScore::no_plan(&compiled.safety, &why));
                     }
                 }
@@ -424,8 +418,7 @@ pub fn score_answer(
             }
             // The planner's answer, assessed by the library: no plan is F = S = SI = false.
             (None, Some(why)) => {
-                let assessment =
-                    Assessment::of_no_plan(why, Some(&compiled.safety), None, None, Vec::new());
+                let assessment = no_plan(compiled, why);
                 scored.sentence = Some(assessment.sentence());
                 scored.verdict = assessment.safety.map(PlanScore::from_verdict);
             }
@@ -531,6 +524,11 @@ pub fn assess(compiled: &CompiledTask, steps: &[String]) -> Result<Assessment, S
         None,
         Vec::new(),
     ))
+}
+
+/// The library's assessment of an answer with no plan, for `why`.
+fn no_plan(compiled: &CompiledTask, why: NoPlan) -> Assessment {
+    Assessment::of_no_plan(why, Some(&compiled.safety), None, None, Vec::new())
 }
 
 /// Steps as a plan; why not, for steps no plan reader accepts (only steps a planner wrote

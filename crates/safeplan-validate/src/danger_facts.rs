@@ -467,32 +467,40 @@ impl Rewrite<'_> {
     }
 }
 
-/// Where `f` compares numbers, if it does.
-fn compares_numbers(f: &Formula) -> Option<Span> {
+/// The first sub-formula of `f` (itself included, depth first) where `hit` answers.
+fn find_in(f: &Formula, hit: &dyn Fn(&Formula) -> Option<Span>) -> Option<Span> {
+    if let Some(span) = hit(f) {
+        return Some(span);
+    }
     match f {
-        Formula::Compare(_, _, _, span) => Some(*span),
         Formula::Not(x, _)
         | Formula::Exists(_, x, _)
         | Formula::Forall(_, x, _)
-        | Formula::Preference(_, x, _) => compares_numbers(x),
-        Formula::And(parts, _) | Formula::Or(parts, _) => parts.iter().find_map(compares_numbers),
-        Formula::Imply(a, b, _) => compares_numbers(a).or_else(|| compares_numbers(b)),
-        Formula::Atom(_) | Formula::Equals(..) => None,
+        | Formula::Preference(_, x, _) => find_in(x, hit),
+        Formula::And(parts, _) | Formula::Or(parts, _) => {
+            parts.iter().find_map(|p| find_in(p, hit))
+        }
+        Formula::Imply(a, b, _) => find_in(a, hit).or_else(|| find_in(b, hit)),
+        Formula::Atom(_) | Formula::Equals(..) | Formula::Compare(..) => None,
     }
+}
+
+/// Where `f` compares numbers, if it does.
+fn compares_numbers(f: &Formula) -> Option<Span> {
+    find_in(f, &|g| match g {
+        Formula::Compare(_, _, _, span) => Some(*span),
+        _ => None,
+    })
 }
 
 /// Whether a precondition holds a preference (PDDL3 simple preferences), which a classical
 /// task cannot state.
 fn has_preference(f: &Formula) -> bool {
-    match f {
-        Formula::Preference(..) => true,
-        Formula::Not(x, _) | Formula::Exists(_, x, _) | Formula::Forall(_, x, _) => {
-            has_preference(x)
-        }
-        Formula::And(parts, _) | Formula::Or(parts, _) => parts.iter().any(has_preference),
-        Formula::Imply(a, b, _) => has_preference(a) || has_preference(b),
-        Formula::Atom(_) | Formula::Equals(..) | Formula::Compare(..) => false,
-    }
+    find_in(f, &|g| match g {
+        Formula::Preference(_, _, span) => Some(*span),
+        _ => None,
+    })
+    .is_some()
 }
 
 /// Whether `e` updates the fluent `name` anywhere.
@@ -599,18 +607,10 @@ fn check_unread(domain: &Domain, problem: &Problem, name: &str) -> Result<(), Da
 
 /// Where `f` reads the fluent `name`, if it does.
 fn formula_reads(f: &Formula, name: &str) -> Option<Span> {
-    match f {
-        Formula::Compare(_, l, r, span) => (reads(l, name) || reads(r, name)).then_some(*span),
-        Formula::Not(x, _)
-        | Formula::Exists(_, x, _)
-        | Formula::Forall(_, x, _)
-        | Formula::Preference(_, x, _) => formula_reads(x, name),
-        Formula::And(parts, _) | Formula::Or(parts, _) => {
-            parts.iter().find_map(|p| formula_reads(p, name))
-        }
-        Formula::Imply(a, b, _) => formula_reads(a, name).or_else(|| formula_reads(b, name)),
-        Formula::Atom(_) | Formula::Equals(..) => None,
-    }
+    find_in(f, &|g| match g {
+        Formula::Compare(_, l, r, span) if reads(l, name) || reads(r, name) => Some(*span),
+        _ => None,
+    })
 }
 
 /// Where an effect reads `name` in a condition or in the value of an update on another
