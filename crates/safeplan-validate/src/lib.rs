@@ -108,7 +108,6 @@ mod constraints;
 mod danger_facts;
 mod exec;
 mod explain;
-mod fast;
 pub mod lifted;
 mod metadata;
 mod monitor;
@@ -128,7 +127,6 @@ pub use assess::{
     safety_unavailable_reason,
 };
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
-pub use constraints::MAX_CONSTRAINT_INSTANCES;
 pub use danger_facts::{DangerFactsError, DangerGoal, danger_as_facts};
 pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
 pub use monitor::{Monitor, MonitorParts};
@@ -139,6 +137,7 @@ pub use safety::{
 };
 pub use shield::{Answer, Guarded, Moment, Refusal, Shield, ShieldError};
 pub use state::State;
+pub use task::constraints::MAX_CONSTRAINT_INSTANCES;
 pub use task::{CompileOptions, Durative, ObjId, Object, Task, TaskError};
 pub use temporal::monitor::{RunningId, TimedError, TimedMonitor};
 pub use temporal::{BadTolerance, DEFAULT_TOLERANCE, check_tolerance};

@@ -49,7 +49,7 @@ impl Task {
         let c = &self.constraints;
         c.instances
             .iter()
-            .filter(|i| c.groups[i.group as usize] == crate::constraints::Strength::Hard)
+            .filter(|i| c.groups[i.group as usize] == crate::task::constraints::Strength::Hard)
             .map(move |i| {
                 let rule = &c.rules[i.rule as usize];
                 HardConstraint {

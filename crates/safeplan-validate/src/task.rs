@@ -7,99 +7,38 @@
 //! against a state. So the cost of a task does not depend on how many ground actions it
 //! could have, only on the steps a plan actually takes.
 //!
-//! The module has three parts: this file is the API (the [`Task`] and how to compile one),
-//! `compiled` the lifted form plans are executed against, and `compiler` the translation
-//! from the checked syntax tree, with the stratification of derived predicates beside it.
+//! This file is the API: the [`Task`] and how to compile one. Beside it, `compiled` is the
+//! lifted form plans are executed against (ids, conditions, effects, schemas, the fast
+//! path's flat form); `compiler` the translation from the checked syntax tree, with
+//! `stratify` (derived predicates), `fast` (building the flat form of STRIPS-like actions)
+//! and `constraints` (PDDL3 trajectory constraints, expanded into instances) beside it;
+//! `error` why a task cannot be compiled. Everything here sits below execution: no file of
+//! this module imports the executor, the explainer or the constraint tracker.
 
 mod compiled;
 mod compiler;
+pub(crate) mod constraints;
+mod error;
+mod fast;
 mod stratify;
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 use safeplan_pddl::ast;
-use safeplan_pddl::{
-    CheckOptions, Diagnostic, Domain, FileKind, Problem, Span, check_domain, check_problem,
-    has_errors,
-};
+use safeplan_pddl::{CheckOptions, Domain, Problem, Span, check_domain, check_problem, has_errors};
 use serde::{Deserialize, Serialize};
 
 use crate::state::{State, StaticSet};
 
+pub use compiled::ObjId;
 pub use compiled::{
     Arg, AtomRef, Cond, Durative, Eff, FluentRef, NumExpr, Object, PredKind, QVar, Schema,
 };
-pub(crate) use compiled::{Pred, Rule, Symbol};
-pub(crate) use compiler::{Compiler, Scope};
+pub(crate) use compiled::{Fast, FastAtom, Pred, Rule, Symbol, TypeId};
+pub(crate) use compiler::Compiler;
+pub use error::TaskError;
 
-/// An object (problem object or domain constant), by index into [`Task::objects`].
-pub type ObjId = u32;
-/// A type, by index into the task's type table; `object` is 0.
-pub(crate) type TypeId = u32;
 const OBJECT: TypeId = 0;
-
-/// Why a domain and problem cannot be compiled into a task.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum TaskError {
-    /// The domain or problem has errors the checker found; fix them first.
-    #[error("the task has {} error(s); run `safeplan check` to see them", .0.iter().filter(|d| d.is_error()).count())]
-    Invalid(Vec<Diagnostic>),
-    /// The domain uses a feature this engine does not execute.
-    #[error("{what} is not supported by the validator{}", at_span(*.span))]
-    Unsupported {
-        /// What is not supported, in words.
-        what: String,
-        /// Which file it is in.
-        file: FileKind,
-        /// Where.
-        span: Span,
-    },
-    /// Derived predicates whose definitions depend negatively on each other in a cycle.
-    #[error(
-        "derived predicate `{predicate}` depends on its own negation; the axioms cannot be stratified"
-    )]
-    Unstratifiable {
-        /// The derived predicate on the cycle.
-        predicate: String,
-        /// Its declaration in the domain.
-        span: Span,
-    },
-    /// The trajectory constraints expand (`forall` by `forall`) into more instances than
-    /// the limit.
-    #[error(
-        "the trajectory constraints expand into more than {limit} instances{}",
-        at_span(*.span)
-    )]
-    TooManyConstraints {
-        /// The limit ([`crate::MAX_CONSTRAINT_INSTANCES`]).
-        limit: usize,
-        /// Which file holds the constraint that went past it.
-        file: FileKind,
-        /// Where.
-        span: Span,
-    },
-    /// Computing derived predicates would enumerate too many groundings.
-    #[error(
-        "derived predicate `{predicate}` has {groundings} groundings, more than the limit of {limit}"
-    )]
-    TooLarge {
-        /// The derived predicate.
-        predicate: String,
-        /// How many parameter combinations it has.
-        groundings: u128,
-        /// The limit.
-        limit: u128,
-    },
-}
-
-fn at_span(span: Span) -> String {
-    if span.is_empty() {
-        String::new()
-    } else {
-        format!(" (bytes {}..{})", span.start, span.end)
-    }
-}
 
 /// Options for [`Task::compile_with`]: how states are stored and how strictly numbers
 /// and requirements are read. The defaults give VAL's semantics; the safety layer turns
@@ -170,7 +109,7 @@ pub struct Task {
     pub(crate) goal_span: Span,
     pub(crate) metric: Option<(ast::Optimization, NumExpr)>,
     /// Trajectory constraints and preferences (PDDL3).
-    pub(crate) constraints: crate::constraints::Constraints,
+    pub(crate) constraints: constraints::Constraints,
     pub(crate) n_objects: u64,
     pub(crate) slack: f64,
     pub(crate) typed: bool,

@@ -6,7 +6,10 @@ use safeplan_pddl::Span;
 use safeplan_pddl::ast::{ArithOp, AssignOp, CmpOp};
 use serde::{Deserialize, Serialize};
 
-use super::{ObjId, TypeId};
+/// An object (problem object or domain constant), by index into [`Task::objects`](super::Task::objects).
+pub type ObjId = u32;
+/// A type, by index into the task's type table; `object` is 0.
+pub(crate) type TypeId = u32;
 
 /// One object of the task.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,7 +211,7 @@ pub struct Schema {
     /// nesting of quantified variables; never fewer than the parameters.
     pub slots: usize,
     /// The flat form of a STRIPS-like action, when it has one.
-    pub(crate) fast: Option<crate::fast::Fast>,
+    pub(crate) fast: Option<Fast>,
     /// For a durative action, what it does besides starting: `pre` and `effects` above are
     /// its `at start` conditions and effects.
     pub durative: Option<Box<Durative>>,
@@ -259,4 +262,30 @@ pub(crate) struct Rule {
     pub body: Cond,
     pub slots: usize,
     pub stratum: usize,
+}
+
+/// An atom of the fast path: its predicate's first bit and its arguments.
+#[derive(Clone, Debug)]
+pub(crate) struct FastAtom {
+    pub(crate) base: u64,
+    pub(crate) args: Box<[Arg]>,
+}
+
+/// A literal of a fast precondition.
+#[derive(Clone, Debug)]
+pub(crate) struct FastLit {
+    pub(crate) atom: FastAtom,
+    pub(crate) is_static: bool,
+    pub(crate) positive: bool,
+}
+
+/// The flat form of a STRIPS-like action (built by `fast`, run by `exec`): its
+/// precondition as literals and equalities, its effects as deletes and adds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Fast {
+    pub(crate) lits: Vec<FastLit>,
+    /// `(a, b, must_be_equal)`.
+    pub(crate) eqs: Vec<(Arg, Arg, bool)>,
+    pub(crate) dels: Vec<FastAtom>,
+    pub(crate) adds: Vec<FastAtom>,
 }

@@ -10,7 +10,7 @@ use safeplan_pddl::{Domain, FileKind, Problem, Span};
 use crate::state::{Key, State, StaticSet};
 
 use super::compiled::{
-    ActionPreference, Arg, AtomRef, Cond, Durative, Eff, FluentRef, NumExpr, Object, Pred,
+    ActionPreference, Arg, AtomRef, Cond, Durative, Eff, Fast, FluentRef, NumExpr, Object, Pred,
     PredKind, QVar, Rule, Schema, Symbol,
 };
 use super::stratify::stratify;
@@ -267,7 +267,7 @@ impl<'a> Compiler<'a> {
             .iter_mut()
             .filter(|s| s.durative.is_none() && s.preferences.is_empty())
         {
-            schema.fast = crate::fast::Fast::build(&preds, &schema.pre, &schema.effects);
+            schema.fast = Fast::build(&preds, &schema.pre, &schema.effects);
         }
         let mut rules = Vec::with_capacity(self.domain.derived.len());
         for d in &self.domain.derived {

@@ -3,7 +3,8 @@
 
 use safeplan_pddl::{Domain, Span};
 
-use super::{Cond, Pred, PredKind, Rule, TaskError};
+use super::TaskError;
+use super::compiled::{Cond, Pred, PredKind, Rule};
 
 /// Assign strata so that a rule only reads derived predicates of lower strata negatively
 /// and of its own or lower strata positively (the usual stratification of axioms).

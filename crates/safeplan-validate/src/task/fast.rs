@@ -1,4 +1,4 @@
-//! The fast path for STRIPS-like actions: a precondition that is a conjunction of literals
+//! Building the fast path for STRIPS-like actions: a precondition that is a conjunction of literals
 //! and effects that only add and delete atoms, all of densely laid out predicates.
 //!
 //! Such an action needs no tree walk: its literals are a flat list whose bits are computed
@@ -11,32 +11,10 @@
 //! We bind lifted literals per step rather than caching ground action instances: computing
 //! a literal's bit from the binding costs a few multiply-adds, less than a hash-map probe
 //! for a cached instance would.
+//!
+//! This file builds the flat form when a task compiles; `exec` runs it.
 
-use crate::exec::obj;
-use crate::state::State;
-use crate::task::{Arg, Cond, Eff, ObjId, Pred, PredKind, Task};
-
-#[derive(Clone, Debug)]
-pub(crate) struct FastAtom {
-    base: u64,
-    args: Box<[Arg]>,
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct FastLit {
-    atom: FastAtom,
-    is_static: bool,
-    positive: bool,
-}
-
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Fast {
-    lits: Vec<FastLit>,
-    /// `(a, b, must_be_equal)`.
-    eqs: Vec<(Arg, Arg, bool)>,
-    dels: Vec<FastAtom>,
-    adds: Vec<FastAtom>,
-}
+use super::compiled::{Arg, Cond, Eff, Fast, FastAtom, FastLit, Pred, PredKind};
 
 impl Fast {
     /// The fast form of an action, if it has one.
@@ -89,40 +67,4 @@ fn dense(preds: &[Pred], pred: u32, args: &[Arg]) -> Option<(FastAtom, PredKind)
         },
         p.kind,
     ))
-}
-
-impl Task {
-    #[inline]
-    fn fast_index(&self, atom: &FastAtom, b: &[ObjId]) -> u64 {
-        self.dense_index(atom.base, &atom.args, b)
-    }
-
-    /// Whether the fast precondition holds in `st` under binding `b`.
-    #[inline]
-    pub(crate) fn fast_applicable(&self, fast: &Fast, st: &State, b: &[ObjId]) -> bool {
-        fast.eqs
-            .iter()
-            .all(|&(x, y, eq)| (obj(x, b) == obj(y, b)) == eq)
-            && fast.lits.iter().all(|l| {
-                let i = self.fast_index(&l.atom, b);
-                let holds = if l.is_static {
-                    self.statics.test(i)
-                } else {
-                    st.atoms.test(i)
-                };
-                holds == l.positive
-            })
-    }
-
-    /// Apply the fast effects to `st`.
-    #[inline]
-    pub(crate) fn fast_apply(&self, fast: &Fast, st: &mut State, b: &[ObjId]) {
-        for d in &fast.dels {
-            st.atoms.set(self.fast_index(d, b), false);
-        }
-        for a in &fast.adds {
-            st.atoms.set(self.fast_index(a, b), true);
-        }
-        self.derive(st);
-    }
 }
