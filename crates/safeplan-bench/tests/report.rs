@@ -747,12 +747,19 @@ fn identify_dangers_reports_micro_prf() {
     );
     assert!(report.planners.is_empty() && report.decomposition.is_none());
     let d = &report.dangers[0];
-    assert_eq!((d.n, d.errors, d.tp, d.fp, d.fn_), (3, 1, 3, 3, 3));
     assert_eq!(
-        (d.precision.rate, d.recall.rate, d.f1.rate),
+        (d.n, d.errors, d.figures.tp, d.figures.fp, d.figures.fn_),
+        (3, 1, 3, 3, 3)
+    );
+    assert_eq!(
+        (
+            d.figures.precision.rate,
+            d.figures.recall.rate,
+            d.figures.f1.rate
+        ),
         (0.5, 0.5, 0.5)
     );
-    assert!(d.precision.ci_low < 0.5 && 0.5 < d.precision.ci_high);
+    assert!(d.figures.precision.ci_low < 0.5 && 0.5 < d.figures.precision.ci_high);
     let md = render_markdown(&report);
     assert!(md.contains("| alpha | 3 | 1 | 0 | 50.0% ["), "{md}");
 }
@@ -817,9 +824,9 @@ fn judge_metrics_get_intervals_over_episodes() {
     }))
     .expect("metrics.json");
     let r = JudgeReport::from_metrics(&metrics, "out/metrics.json", &options(500));
-    assert_eq!(r.precision.rate, 0.75);
-    assert!(r.precision.ci_low <= 0.75 && 0.75 <= r.precision.ci_high);
-    assert!(r.recall.ci_high > r.recall.ci_low);
+    assert_eq!(r.figures.precision.rate, 0.75);
+    assert!(r.figures.precision.ci_low <= 0.75 && 0.75 <= r.figures.precision.ci_high);
+    assert!(r.figures.recall.ci_high > r.figures.recall.ci_low);
     let md = safeplan_bench::report::render_judge_markdown(&r);
     assert!(md.contains("| 3 | 75.0% ["), "{md}");
     assert!(md.contains("| 2 | 3 | 100.0% |"), "{md}");

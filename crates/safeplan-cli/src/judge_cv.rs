@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use safeplan_judge::cv::{CrossValidation, CvOptions, Fitted, cross_validate};
 use safeplan_judge::{Judge, LabelledEpisode, RefineOptions, Reviser, StateJudge, StateRules};
-use safeplan_metrics::{BootstrapOptions, Interval};
+use safeplan_metrics::{BootstrapOptions, Rate};
 
 use crate::judge::{JudgeArgs, Status, input};
 use crate::outcome::Failure;
@@ -99,11 +99,8 @@ pub fn run(
     Ok(Status::Done)
 }
 
-fn ci(interval: Option<Interval>) -> String {
-    interval.map_or_else(
-        || "[–]".to_string(),
-        |i| format!("[{:.3}, {:.3}]", i.low, i.high),
-    )
+fn ci(rate: &Rate) -> String {
+    format!("[{:.3}, {:.3}]", rate.ci_low, rate.ci_high)
 }
 
 fn summary(cv: &CrossValidation, written: &str) -> String {
@@ -137,12 +134,12 @@ fn summary(cv: &CrossValidation, written: &str) -> String {
     let p = &cv.pooled;
     s.push_str(&format!(
         "\npooled (held-out): P {:.3} {}  R {:.3} {}  F1 {:.3} {}  (95% bootstrap over games, {} resamples)\n",
-        p.figures.precision,
-        ci(p.precision_ci),
-        p.figures.recall,
-        ci(p.recall_ci),
-        p.figures.f1,
-        ci(p.f1_ci),
+        p.precision.rate,
+        ci(&p.precision),
+        p.recall.rate,
+        ci(&p.recall),
+        p.f1.rate,
+        ci(&p.f1),
         cv.options.bootstrap.resamples
     ));
     s.push_str(&format!("\nwrote {written}\n"));

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use safeplan_metrics::{BootstrapOptions, Confusion, Interval, bootstrap};
+use safeplan_metrics::{BootstrapOptions, Confusion, PrfRates};
 use serde::{Deserialize, Serialize};
 
 use crate::episode::LabelledEpisode;
@@ -120,19 +120,6 @@ pub struct FoldResult {
     pub figures: Figures,
 }
 
-/// The pooled held-out figures with their bootstrap intervals.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Pooled {
-    /// Micro figures over every held-out episode.
-    pub figures: Figures,
-    /// Interval of precision (`None` when no resample defined it).
-    pub precision_ci: Option<Interval>,
-    /// Interval of recall.
-    pub recall_ci: Option<Interval>,
-    /// Interval of F1.
-    pub f1_ci: Option<Interval>,
-}
-
 /// An episode's held-out score and its fold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HeldOut {
@@ -156,7 +143,7 @@ pub struct CrossValidation {
     /// Each fold's figures.
     pub folds: Vec<FoldResult>,
     /// Every held-out episode pooled.
-    pub pooled: Pooled,
+    pub pooled: PrfRates,
     /// Each episode's held-out score, in input order.
     pub per_episode: Vec<HeldOut>,
 }
@@ -223,19 +210,7 @@ where
         *by_game.entry(game_of(&h.score.id)).or_default() += h.score.remove;
     }
     let clusters: Vec<Confusion> = by_game.values().copied().collect();
-    let pooled_counts: Confusion = clusters.iter().copied().sum();
-    let stat = |f: fn(&Confusion) -> f64| {
-        move |s: &[&Confusion]| {
-            let c: Confusion = s.iter().copied().copied().sum();
-            f(&c)
-        }
-    };
-    let pooled = Pooled {
-        figures: pooled_counts.into(),
-        precision_ci: bootstrap(&clusters, stat(Confusion::precision), &options.bootstrap),
-        recall_ci: bootstrap(&clusters, stat(Confusion::recall), &options.bootstrap),
-        f1_ci: bootstrap(&clusters, stat(Confusion::f1), &options.bootstrap),
-    };
+    let pooled = PrfRates::micro(&clusters, &options.bootstrap);
     Ok(CrossValidation {
         judge: judge_name,
         options,

@@ -131,7 +131,7 @@ fn cross_validation_of_a_fixed_judge_pools_to_the_whole_run() {
         options,
     ))
     .expect("30 episodes of 27 games split into 5 folds");
-    let pooled = cv.pooled.figures;
+    let pooled = cv.pooled;
     assert_eq!(
         (pooled.tp, pooled.fp, pooled.fn_),
         (whole.flagged.tp, whole.flagged.fp, whole.flagged.fn_)
@@ -145,8 +145,8 @@ fn cross_validation_of_a_fixed_judge_pools_to_the_whole_run() {
         let fold = *fold_of_game.entry(game_of(&h.score.id)).or_insert(h.fold);
         assert_eq!(fold, h.fold, "{} straddles folds", h.score.id);
     }
-    let ci = cv.pooled.f1_ci.expect("an interval");
-    assert!(ci.contains(pooled.f1) && ci.width() > 0.0, "{ci:?}");
+    let ci = cv.pooled.f1.interval();
+    assert!(ci.contains(pooled.f1.rate) && ci.width() > 0.0, "{ci:?}");
 }
 
 fn episode(id: &str, goal: &str, actions: &[&str], remove: &[usize]) -> String {

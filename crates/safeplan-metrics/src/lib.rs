@@ -42,7 +42,8 @@
 //!
 //! # Map
 //!
-//! - [`Confusion`], [`Prf`], [`micro_prf`], [`macro_prf`]: detection quality.
+//! - [`Confusion`], [`Prf`], [`micro_prf`], [`macro_prf`]: detection quality;
+//!   [`PrfRates`]: micro precision, recall and F1 with intervals from resampling items.
 //! - [`BootstrapOptions`], [`Interval`], [`Rate`], [`bootstrap()`], [`bootstrap_distribution`],
 //!   [`bootstrap_rate`], [`rate_from_count`], [`percentile_interval`], [`quantile`]: the
 //!   bootstrap and its quantiles.
@@ -73,6 +74,7 @@ mod bootstrap;
 mod confusion;
 mod effect;
 mod fit;
+mod micro;
 pub mod rng;
 mod safety;
 
@@ -86,4 +88,5 @@ pub use fit::{
     DecompositionPoint, FitError, FitWithCi, LinearFit, SlopeRatio, decomposition_fit, fit_with_ci,
     linear_fit, log_linear_fit, log_linear_slope_ratio, try_linear_fit,
 };
+pub use micro::PrfRates;
 pub use safety::{SafetyRates, Verdicts, breakdown, breakdown_iter, safety_rates};

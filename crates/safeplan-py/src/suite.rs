@@ -257,6 +257,6 @@ pub(crate) fn prf_rates(
         .into_iter()
         .map(|(tp, fp, fn_)| Confusion { tp, fp, fn_ })
         .collect();
-    let [p, r, f] = py.detach(|| safeplan_bench::report::prf_rates(&items, &boot));
-    Ok((rate(&p), rate(&r), rate(&f)))
+    let r = py.detach(|| safeplan_metrics::PrfRates::micro(&items, &boot));
+    Ok((rate(&r.precision), rate(&r.recall), rate(&r.f1)))
 }

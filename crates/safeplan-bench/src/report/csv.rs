@@ -199,12 +199,12 @@ pub fn render_csv(report: &Report) -> String {
     for d in &report.dangers {
         let t = "dangers";
         let (id, n) = (d.planner.as_str(), d.n);
-        w.rate(t, id, "all", n, "precision", &d.precision);
-        w.rate(t, id, "all", n, "recall", &d.recall);
-        w.rate(t, id, "all", n, "f1", &d.f1);
-        w.value(t, id, "all", n, "tp", d.tp as f64);
-        w.value(t, id, "all", n, "fp", d.fp as f64);
-        w.value(t, id, "all", n, "fn", d.fn_ as f64);
+        w.rate(t, id, "all", n, "precision", &d.figures.precision);
+        w.rate(t, id, "all", n, "recall", &d.figures.recall);
+        w.rate(t, id, "all", n, "f1", &d.figures.f1);
+        w.value(t, id, "all", n, "tp", d.figures.tp as f64);
+        w.value(t, id, "all", n, "fp", d.figures.fp as f64);
+        w.value(t, id, "all", n, "fn", d.figures.fn_ as f64);
         w.value(t, id, "all", n, "errors", d.errors as f64);
         w.value(t, id, "all", n, "unscored", d.unscored as f64);
     }

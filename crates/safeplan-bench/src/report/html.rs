@@ -346,12 +346,12 @@ pub fn render_html(r: &Report) -> String {
                 d.n.to_string(),
                 d.errors.to_string(),
                 d.unscored.to_string(),
-                p(&d.precision),
-                p(&d.recall),
-                p(&d.f1),
-                d.tp.to_string(),
-                d.fp.to_string(),
-                d.fn_.to_string(),
+                p(&d.figures.precision),
+                p(&d.figures.recall),
+                p(&d.figures.f1),
+                d.figures.tp.to_string(),
+                d.figures.fp.to_string(),
+                d.figures.fn_.to_string(),
             ]));
         }
         b.push_str("</table>\n");

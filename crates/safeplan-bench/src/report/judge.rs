@@ -2,9 +2,8 @@
 //! plain data (so this crate does not depend on `safeplan-judge`), with bootstrap intervals
 //! over episodes, rendered in the same styles as benchmark reports.
 
-use safeplan_metrics::{BootstrapOptions, Confusion, PrfCounts, Rate};
+use safeplan_metrics::{BootstrapOptions, Confusion, PrfCounts, PrfRates};
 
-use super::model::{Prf, prf_interval};
 use serde::{Deserialize, Serialize};
 
 use super::ReportOptions;
@@ -94,20 +93,11 @@ pub struct JudgeReport {
     pub bootstrap: BootstrapOptions,
     /// Episodes scored.
     pub episodes: usize,
-    /// Micro precision of flagged steps, with its interval from resampling episodes (the
-    /// point when the file has no per-episode counts).
-    pub precision: Rate,
-    /// Micro recall.
-    pub recall: Rate,
-    /// Micro F1.
-    pub f1: Rate,
-    /// True positives.
-    pub tp: u64,
-    /// False positives.
-    pub fp: u64,
-    /// False negatives.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
+    /// Micro precision, recall and F1 of flagged steps, with their intervals from
+    /// resampling episodes (points when the file has no per-episode counts), and the
+    /// counts; flat in JSON.
+    #[serde(flatten)]
+    pub figures: PrfRates,
     /// Inserted steps against gold MISSING steps (indicative: gold MISSING is sparse).
     pub missing: Confusion,
     /// P/R/F1 of the inserted steps.
@@ -128,7 +118,11 @@ impl JudgeReport {
     ) -> JudgeReport {
         let boot = &options.bootstrap;
         let counts: Vec<Confusion> = metrics.per_episode.iter().map(|e| e.remove).collect();
-        let interval = |point, which| prf_interval(&counts, point, which, boot);
+        let figures = if counts.is_empty() {
+            PrfRates::exact(metrics.flagged)
+        } else {
+            PrfRates::micro(&counts, boot)
+        };
         JudgeReport {
             title: options
                 .title
@@ -137,12 +131,7 @@ impl JudgeReport {
             source: source.to_string(),
             bootstrap: *boot,
             episodes: metrics.episodes,
-            precision: interval(metrics.flagged.precision, Prf::Precision),
-            recall: interval(metrics.flagged.recall, Prf::Recall),
-            f1: interval(metrics.flagged.f1, Prf::F1),
-            tp: metrics.flagged.tp,
-            fp: metrics.flagged.fp,
-            fn_: metrics.flagged.fn_,
+            figures,
             missing: metrics.missing,
             missing_prf: metrics.missing.prf(),
             convergence: metrics.convergence.clone(),
@@ -240,12 +229,12 @@ pub fn render_judge_markdown(r: &JudgeReport) -> String {
     s.push_str(&format!(
         "| {} | {} | {} | {} | {} | {} | {} |\n\n",
         r.episodes,
-        pct(&r.precision),
-        pct(&r.recall),
-        pct(&r.f1),
-        r.tp,
-        r.fp,
-        r.fn_
+        pct(&r.figures.precision),
+        pct(&r.figures.recall),
+        pct(&r.figures.f1),
+        r.figures.tp,
+        r.figures.fp,
+        r.figures.fn_
     ));
     s.push_str(&format!(
         "Inserted steps against gold MISSING (indicative): tp {} fp {} fn {} · precision {:.1}% \
@@ -283,12 +272,12 @@ pub fn render_judge_html(r: &JudgeReport) -> String {
     body.push_str(&format!(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n",
         r.episodes,
-        escape(&pct(&r.precision)),
-        escape(&pct(&r.recall)),
-        escape(&pct(&r.f1)),
-        r.tp,
-        r.fp,
-        r.fn_
+        escape(&pct(&r.figures.precision)),
+        escape(&pct(&r.figures.recall)),
+        escape(&pct(&r.figures.f1)),
+        r.figures.tp,
+        r.figures.fp,
+        r.figures.fn_
     ));
     body.push_str(&format!(
         "<p>Inserted steps against gold MISSING (indicative): tp {} fp {} fn {}</p>\n",
@@ -324,12 +313,12 @@ pub fn render_judge_csv(r: &JudgeReport) -> String {
     let mut w = super::csv::CsvWriter::new();
     let j = "judge";
     let n = r.episodes as u64;
-    w.rate(j, "", "remove", n, "precision", &r.precision);
-    w.rate(j, "", "remove", n, "recall", &r.recall);
-    w.rate(j, "", "remove", n, "f1", &r.f1);
-    w.value(j, "", "remove", n, "tp", r.tp as f64);
-    w.value(j, "", "remove", n, "fp", r.fp as f64);
-    w.value(j, "", "remove", n, "fn", r.fn_ as f64);
+    w.rate(j, "", "remove", n, "precision", &r.figures.precision);
+    w.rate(j, "", "remove", n, "recall", &r.figures.recall);
+    w.rate(j, "", "remove", n, "f1", &r.figures.f1);
+    w.value(j, "", "remove", n, "tp", r.figures.tp as f64);
+    w.value(j, "", "remove", n, "fp", r.figures.fp as f64);
+    w.value(j, "", "remove", n, "fn", r.figures.fn_ as f64);
     w.value(j, "", "missing", n, "precision", r.missing_prf.precision);
     w.value(j, "", "missing", n, "recall", r.missing_prf.recall);
     w.value(j, "", "missing", n, "f1", r.missing_prf.f1);

@@ -103,12 +103,12 @@ pub fn render_markdown(r: &Report) -> String {
                 d.n,
                 d.errors,
                 d.unscored,
-                pct(&d.precision),
-                pct(&d.recall),
-                pct(&d.f1),
-                d.tp,
-                d.fp,
-                d.fn_
+                pct(&d.figures.precision),
+                pct(&d.figures.recall),
+                pct(&d.figures.f1),
+                d.figures.tp,
+                d.figures.fp,
+                d.figures.fn_
             );
         }
         s.push('\n');

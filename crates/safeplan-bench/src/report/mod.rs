@@ -43,7 +43,7 @@ pub use judge::{
 pub use markdown::render_markdown;
 pub use model::{
     Breakdown, Cell, ConditionsReport, DangersReport, Decomposition, DecompositionRow, EffectSize,
-    OutcomeCounts, PlannerInfo, PlannerReport, Report, ReportOptions, RunInfo, UNKNOWN, prf_rates,
+    OutcomeCounts, PlannerInfo, PlannerReport, Report, ReportOptions, RunInfo, UNKNOWN,
 };
 
 /// The report as pretty-printed JSON: [`Report`] serialised, with a final newline.

@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use safeplan_metrics::{
-    BootstrapOptions, Confusion, DecompositionPoint, FitWithCi, Rate, SafetyRates, Verdicts,
-    bootstrap, cohens_d, decomposition_fit, rate_from_count, safety_rates,
+    BootstrapOptions, Confusion, DecompositionPoint, FitWithCi, PrfRates, Rate, SafetyRates,
+    Verdicts, bootstrap, cohens_d, decomposition_fit, rate_from_count, safety_rates,
 };
 use serde::{Deserialize, Serialize};
 
@@ -233,19 +233,11 @@ pub struct DangersReport {
     pub errors: u64,
     /// Attempts with a result but no score (no answer could be read); not in `n`.
     pub unscored: u64,
-    /// Actions named that can raise danger.
-    pub tp: u64,
-    /// Actions named that cannot.
-    pub fp: u64,
-    /// Actions that can raise danger and were not named.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
-    /// Micro precision, its interval from resampling attempts.
-    pub precision: Rate,
-    /// Micro recall.
-    pub recall: Rate,
-    /// Micro F1.
-    pub f1: Rate,
+    /// Micro precision, recall and F1 of the actions named as able to raise danger, with
+    /// intervals from resampling attempts; `tp` are actions named that can raise danger,
+    /// `fp` named ones that cannot, `fn` ones that can and were not named (flat in JSON).
+    #[serde(flatten)]
+    pub figures: PrfRates,
 }
 
 /// One planner's `infer-conditions` results.
@@ -718,71 +710,12 @@ fn dangers_report(id: &str, rows: &[&Attempt], boot: &BootstrapOptions) -> Dange
         })
         .collect();
     let unscored = rows.len() as u64 - errors - scores.len() as u64;
-    let total: Confusion = scores.iter().copied().sum();
-    let interval = |point, stat| prf_interval(&scores, point, stat, boot);
     DangersReport {
         planner: id.to_string(),
         n: scores.len() as u64,
         errors,
         unscored,
-        tp: total.tp,
-        fp: total.fp,
-        fn_: total.fn_,
-        precision: interval(total.precision(), Prf::Precision),
-        recall: interval(total.recall(), Prf::Recall),
-        f1: interval(total.f1(), Prf::F1),
-    }
-}
-
-/// Micro-averaged precision, recall and F1 of `items` with their bootstrap intervals, as the
-/// report's `identify-dangers` table computes them.
-pub fn prf_rates(items: &[Confusion], boot: &BootstrapOptions) -> [Rate; 3] {
-    let total: Confusion = items.iter().copied().sum();
-    [
-        prf_interval(items, total.precision(), Prf::Precision, boot),
-        prf_interval(items, total.recall(), Prf::Recall, boot),
-        prf_interval(items, total.f1(), Prf::F1, boot),
-    ]
-}
-
-/// Which of precision, recall and F1.
-#[derive(Clone, Copy)]
-pub(crate) enum Prf {
-    Precision,
-    Recall,
-    F1,
-}
-
-/// A micro-averaged precision, recall or F1 with its bootstrap interval over `items` (each
-/// resample sums its items' counts). A resample on which the ratio is undefined (nothing
-/// flagged for precision, nothing to find for recall, neither for F1) is left out, as the
-/// metrics crate leaves out undefined statistics, instead of counting as 0.
-pub(crate) fn prf_interval(
-    items: &[Confusion],
-    point: f64,
-    which: Prf,
-    boot: &BootstrapOptions,
-) -> Rate {
-    let stat = |s: &[&Confusion]| {
-        let c = s.iter().copied().copied().sum::<Confusion>();
-        let undefined = match which {
-            Prf::Precision => c.tp + c.fp == 0,
-            Prf::Recall => c.tp + c.fn_ == 0,
-            Prf::F1 => c.tp + c.fp + c.fn_ == 0,
-        };
-        if undefined {
-            f64::NAN
-        } else {
-            match which {
-                Prf::Precision => c.precision(),
-                Prf::Recall => c.recall(),
-                Prf::F1 => c.f1(),
-            }
-        }
-    };
-    match bootstrap(items, stat, boot) {
-        Some(ci) => Rate::new(point, ci),
-        None => Rate::exact(point),
+        figures: PrfRates::micro(&scores, boot),
     }
 }
 

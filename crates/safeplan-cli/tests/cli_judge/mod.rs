@@ -247,7 +247,7 @@ fn cross_validation_pools_held_out_folds_and_refuses_impossible_splits() {
     )
     .expect("JSON");
     for key in ["tp", "fp", "fn"] {
-        assert_eq!(cv["pooled"]["figures"][key], whole[key], "{key}: {cv}");
+        assert_eq!(cv["pooled"][key], whole[key], "{key}: {cv}");
     }
     assert_eq!(cv["folds"].as_array().map(Vec::len), Some(2));
     let out = run(&dir, &["judge", "eps.jsonl", "--cv", "3", "--out", "cv"]);
