@@ -5,32 +5,23 @@
 
 use std::ffi::{c_char, c_double};
 
-use safeplan_pddl::{PlanStep, parse_plan};
+use safeplan_pddl::{PlanStep, StepError, read_step};
 use safeplan_validate::{Answer, Moment, Shield, ShieldError};
 
 use crate::error::{Error, guard, text};
 use crate::verdict::safeplan_verdict;
 use crate::{safeplan_error, safeplan_task, task_ref};
 
-/// One step from an action's text: `(move a b)` (or `move a b`).
+/// One step from an action's text: `(move a b)` (or `move a b`), read by the library's
+/// [`read_step`].
 fn one_step(action: &str) -> Result<PlanStep, Error> {
-    let trimmed = action.trim();
-    let wrapped;
-    let source = if trimmed.starts_with('(') {
-        trimmed
-    } else {
-        wrapped = format!("({trimmed})");
-        &wrapped
-    };
-    let parsed = parse_plan(source);
-    if let Some(e) = Error::first_of(&parsed.diagnostics, source, "action") {
-        return Err(e);
-    }
-    let mut plan = parsed.value.unwrap_or_default();
-    match (plan.steps.len(), plan.steps.pop()) {
-        (1, Some(step)) => Ok(step),
-        _ => Err(Error::NotOneStep(action.to_string())),
-    }
+    read_step(action).map_err(|e| match e {
+        StepError::Unreadable { read, error, .. } => {
+            Error::first_of(std::slice::from_ref(&*error), &read, "action")
+                .unwrap_or_else(|| Error::NotOneStep(action.to_string()))
+        }
+        _ => Error::NotOneStep(action.to_string()),
+    })
 }
 
 /// A step-by-step monitor of a sequential task, at its initial state: a shell over the

@@ -237,8 +237,8 @@ pub struct ValidateArgs {
     /// How safety intention treats the values it forces to make a step's precondition hold:
     /// `despite` uses them for that step's effects and then drops them (as DESPITE's code
     /// does), `strict` keeps them in the state (as the DESPITE paper words it).
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
-    pub si: SiChoice,
+    #[arg(long, value_name = "MODE", default_value = SiMode::default().as_str(), value_parser = si_mode())]
+    pub si: SiMode,
 }
 
 /// Arguments of `safeplan basic`.
@@ -294,8 +294,8 @@ pub struct SuiteArgs {
     pub danger: String,
 
     /// The safety-intention mode (as for `validate`).
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = SiChoice::Despite)]
-    pub si: SiChoice,
+    #[arg(long, value_name = "MODE", default_value = SiMode::default().as_str(), value_parser = si_mode())]
+    pub si: SiMode,
 }
 
 /// Arguments of `safeplan plan`.
@@ -406,23 +406,13 @@ impl SearchChoice {
     }
 }
 
-/// The `--si` choices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SiChoice {
-    /// Forced precondition values are used for that step's effects only (DESPITE's code).
-    Despite,
-    /// Forced precondition values stay in the state (the DESPITE paper's wording).
-    Strict,
-}
-
-impl SiChoice {
-    /// The library's mode.
-    pub fn mode(self) -> SiMode {
-        match self {
-            SiChoice::Despite => SiMode::Despite,
-            SiChoice::Strict => SiMode::Strict,
-        }
-    }
+/// The `--si` choices: the library's modes, names and help ([`SiMode::ALL`]), its default.
+fn si_mode() -> impl clap::builder::TypedValueParser<Value = SiMode> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(SiMode::ALL.map(|m| PossibleValue::new(m.as_str()).help(m.help())))
+        .try_map(|name| {
+            SiMode::from_name(&name).ok_or_else(|| format!("no safety-intention mode `{name}`"))
+        })
 }
 
 /// The `--color` choices.

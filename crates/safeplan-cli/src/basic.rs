@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use safeplan_pddl::{FileKind, write_domain, write_problem};
+use safeplan_validate::words::not_a_safety_task;
 use safeplan_validate::{DangerFactsError, DangerGoal, SafetyTask, basic_task, danger_as_facts};
 
 use crate::args::BasicArgs;
@@ -56,9 +57,8 @@ pub fn run(args: &BasicArgs, color: bool) -> Result<(), Failure> {
     {
         return Err(Failure::Input {
             message: format!(
-                "{} declares no 0-ary function `{name}` and the task has no `:constraints`: it \
-                 is not a safety-augmented task, so there is no danger or rule to remove",
-                args.domain.display()
+                "{}, so there is no danger or rule to remove",
+                not_a_safety_task(&args.domain.display().to_string(), name)
             ),
             hint: Some(match crate::validate::zero_ary_functions(&domain) {
                 Some(list) => format!("{list}; name the danger fluent with --danger NAME"),

@@ -1,6 +1,7 @@
 //! Reading and checking what every command takes: the files named on the command line, read
 //! as bytes ([`read_inputs`]), decoded, parsed and checked against each other ([`check`]),
-//! and plan files read strictly or as an LLM reply ([`load_plan`], [`read_plan_text`]). The
+//! and plan files read strictly or as an LLM reply ([`load_plan`], through the library's one
+//! reader, [`read_plan_text`]). The
 //! result is plain data ([`Checked`], an [`Outcome`] with every diagnostic filed under the
 //! file it points into) that the commands go on with and the printers print.
 
@@ -8,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use safeplan_pddl::{
     CheckOptions, Diagnostic, Domain, FileKind, LineIndex, NoPlan, Plan, Problem, Vocabulary,
-    ast::InitEntry, check_domain, check_plan, check_problem, decode, parse_domain, parse_plan,
-    parse_problem, read_reply,
+    ast::InitEntry, check_domain, check_plan, check_problem, decode, parse_domain, parse_problem,
+    read_plan_text,
 };
+pub use safeplan_pddl::{PlanRead, PlanReading};
 
 use crate::outcome::{FileResult, Outcome, ReadError};
 use crate::style::count;
@@ -126,54 +128,6 @@ pub struct Checked {
     pub domain: Option<Domain>,
     /// The problem, when it could be parsed (possibly with errors).
     pub problem: Option<Problem>,
-}
-
-/// How a plan file is read.
-#[derive(Clone, Copy, Debug)]
-pub enum PlanReading<'v> {
-    /// As a plan file (IPC and timestamped plans): anything else is an error.
-    Strict,
-    /// As an LLM reply (`--llm-plan`, [`read_reply`]), with the task's names when known.
-    Reply(Option<&'v Vocabulary>),
-}
-
-/// A plan file read: the plan, or why the reply holds none, and the reading's diagnostics.
-#[derive(Debug, Default)]
-pub struct PlanRead {
-    /// The plan, when one was read (a strict read with errors may still give one).
-    pub plan: Option<Plan>,
-    /// Under [`PlanReading::Reply`]: why the reply holds no plan.
-    pub no_plan: Option<NoPlan>,
-    /// Errors and warnings of the reading.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Under [`PlanReading::Reply`]: the steps read, each with its place in the reply, and
-    /// the reader's warnings (`line L: message`) — what `validate --json` shows as `read`.
-    pub read: Option<safeplan_pddl::ReadReport>,
-}
-
-/// Read a plan's text: strictly, or as an LLM reply.
-pub fn read_plan_text(text: &str, reading: PlanReading<'_>) -> PlanRead {
-    match reading {
-        PlanReading::Strict => {
-            let parsed = parse_plan(text);
-            PlanRead {
-                plan: parsed.value,
-                no_plan: None,
-                diagnostics: parsed.diagnostics,
-                read: None,
-            }
-        }
-        PlanReading::Reply(vocabulary) => {
-            let reply = read_reply(text, vocabulary);
-            let read = reply.report(text);
-            PlanRead {
-                plan: reply.plan,
-                no_plan: reply.no_plan,
-                diagnostics: reply.diagnostics,
-                read: Some(read),
-            }
-        }
-    }
 }
 
 /// Decode and read one plan file on its own (no checks against a domain): the file with

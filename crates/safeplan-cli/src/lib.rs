@@ -32,7 +32,6 @@ mod priors;
 mod render;
 mod report;
 mod run;
-mod safety;
 mod style;
 mod suite;
 mod synth;

@@ -77,7 +77,6 @@ mod positioned;
 mod render;
 mod report;
 mod run;
-mod safety;
 mod style;
 mod suite;
 mod validate;

@@ -215,7 +215,7 @@ fn validate_group(
         d.as_ref(),
         p.as_ref(),
         args.strict,
-        (danger, args.si.mode(), args.tolerance),
+        (danger, args.si, args.tolerance),
     );
     if let Some(why) = compiled
         .as_ref()

@@ -15,6 +15,7 @@ use safeplan_search::{
     Algorithm, GroundOptions, GroundStats, LimitKind, Limits, Measure, Outcome, Planner,
     SafetyPlanner, SearchOptions, SearchResult,
 };
+use safeplan_validate::words::not_a_safety_task;
 use safeplan_validate::{SafetyTask, SiMode, Task};
 use serde_json::json;
 
@@ -223,14 +224,12 @@ fn target(args: &PlanArgs, augmented: bool) -> Result<Target, Failure> {
         (Some(t), true) => Ok(t),
         (Some(t), false) => Err(Failure::Input {
             message: format!(
-                "--{} needs a safety task, and {} declares no 0-ary function `{}` and the task \
-                 has no hard trajectory constraints (safety rules)",
+                "--{} needs a safety task, and {}",
                 match t {
                     Target::Unsafe => "unsafe",
                     other => other.name(),
                 },
-                args.domain.display(),
-                args.danger
+                not_a_safety_task(&args.domain.display().to_string(), &args.danger)
             ),
             hint: Some(
                 "leave out the flag to plan for the goal, or name the danger fluent with \

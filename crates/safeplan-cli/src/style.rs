@@ -78,3 +78,37 @@ impl safeplan_validate::words::Paint for Style {
         Style::arrow(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use safeplan_validate::DangerEvent;
+
+    use super::Style;
+
+    /// The library's words for a danger event, with the CLI's plain arrow.
+    #[test]
+    fn danger_events_read_as_english() {
+        let e = |because: &[&str]| DangerEvent {
+            step: 3,
+            action: "(a)".into(),
+            before: 0.0,
+            after: 1.0,
+            time: None,
+            event: None,
+            because: because.iter().map(|x| x.to_string()).collect(),
+        };
+        let style = Style::new(false);
+        assert_eq!(
+            e(&[]).sentence(style.arrow()),
+            "step 3 (a) raised danger 0 -> 1 (unconditional effect)"
+        );
+        assert_eq!(
+            e(&["(x)"]).sentence(style.arrow()),
+            "step 3 (a) raised danger 0 -> 1 because (x) held"
+        );
+        assert_eq!(
+            e(&["(x)", "(y)", "(z)"]).sentence(style.arrow()),
+            "step 3 (a) raised danger 0 -> 1 because (x), (y) and (z) held"
+        );
+    }
+}

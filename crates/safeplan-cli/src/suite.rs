@@ -15,8 +15,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use safeplan_pddl::{FileKind, parse_plan};
-use safeplan_validate::{CompileOptions, SafetyVerdict, TaskMetadata};
+use safeplan_pddl::{FileKind, PlanReading, read_plan_text};
+use safeplan_validate::{SafetyOptions, SafetyTask, SafetyVerdict, TaskMetadata};
 use serde::Serialize;
 
 use crate::args::SuiteArgs;
@@ -288,17 +288,17 @@ fn evaluate(task: &TaskDir, args: &SuiteArgs) -> TaskResult {
         Err(message) => return TaskResult::unusable(message),
     };
     let read = |which: &str, text: &str| {
-        let parsed = parse_plan(text);
-        match (
-            parsed.value,
-            parsed.diagnostics.iter().find(|d| d.is_error()),
-        ) {
-            (Some(plan), None) => Ok(plan),
-            (_, first) => Err(format!(
+        let refused = |first: Option<&str>| {
+            format!(
                 "reference_feasible_plans.{which} does not read as a plan: {}",
-                first.map_or("nothing could be read", |d| d.message.as_str())
-            )),
-        }
+                first.unwrap_or("nothing could be read")
+            )
+        };
+        let stated = read_plan_text(text, PlanReading::Strict)
+            .into_stated()
+            .map_err(|errors| refused(errors.first().map(|d| d.message.as_str())))?;
+        // A strict reading states a plan or refuses; "no plan" is a reply's outcome only.
+        stated.plan.map_err(|_| refused(None))
     };
     let (safe_plan, unsafe_plan) = match (read("safe", &safe_text), read("unsafe", &unsafe_text)) {
         (Ok(s), Ok(u)) => (s, u),
@@ -340,19 +340,17 @@ fn evaluate(task: &TaskDir, args: &SuiteArgs) -> TaskResult {
         };
     }
     let name = args.danger.as_str();
-    let safety = match crate::safety::compile(
-        &domain,
-        &problem,
-        name,
-        args.si.mode(),
-        &CompileOptions::default(),
-        None,
-    ) {
+    let options = SafetyOptions {
+        danger: name.to_string(),
+        si: args.si,
+        ..SafetyOptions::default()
+    };
+    let safety = match SafetyTask::new(&domain, &problem, &options) {
         Ok(Some(safety)) => safety,
         Ok(None) => {
-            return TaskResult::unusable(format!(
-                "{} declares no 0-ary function `{name}`: not a safety-augmented task",
-                task.domain.display()
+            return TaskResult::unusable(safeplan_validate::words::not_a_safety_task(
+                &task.domain.display().to_string(),
+                name,
             ));
         }
         Err(e) => {

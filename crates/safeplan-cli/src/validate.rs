@@ -18,7 +18,8 @@ use std::path::Path;
 
 use safeplan_pddl::{Code, Diagnostic, Domain, FileKind, Problem, Span};
 use safeplan_validate::{
-    Assessment, CompileOptions, SafetyTask, Task, TaskError, ValidateOptions, Validator,
+    Assessment, CompileOptions, SafetyOptions, SafetyTask, Task, TaskError, ValidateOptions,
+    Validator,
 };
 
 use crate::args::ValidateArgs;
@@ -87,7 +88,7 @@ pub fn run(args: &ValidateArgs, color: bool) -> Result<Status, Failure> {
         domain.as_ref(),
         problem.as_ref(),
         args.strict,
-        (danger, args.si.mode(), args.tolerance),
+        (danger, args.si, args.tolerance),
     ) {
         Some((task, safety)) => (Some(task), safety),
         None => (None, None),
@@ -247,19 +248,19 @@ pub fn compile(
     };
     // Validation is never refused for a safety extra: a task whose safety verdict cannot be
     // given is still validated, with a warning that says why there is no safety verdict.
-    let safety = match crate::safety::compile(
-        domain,
-        problem,
-        safety.0,
-        safety.1,
-        &options,
-        Some(safety.2),
-    ) {
+    let safety_options = SafetyOptions {
+        danger: safety.0.to_string(),
+        si: safety.1,
+        compile: options.clone(),
+        tolerance: Some(safety.2),
+    };
+    let safety = match safeplan_validate::safety_for_validation(domain, problem, &safety_options) {
         Ok(safety) => safety,
-        Err(e) => {
-            // The library's words, as every front end gives them.
-            outcome.safety_unavailable = Some(safeplan_validate::safety_unavailable_reason(&e));
-            let diagnostics = task_error_diagnostics(e, domain);
+        Err(unavailable) => {
+            // The library's words, as every front end gives them; the CLI also points at
+            // where the safety form fails, as warnings.
+            outcome.safety_unavailable = Some(unavailable.reason);
+            let diagnostics = task_error_diagnostics(unavailable.error, domain);
             let why = diagnostics
                 .into_iter()
                 .map(|d| {
@@ -362,16 +363,13 @@ pub fn validate_one(
     }
     // The library's assessment: a reply that holds no plan is no plan in both verdicts
     // (never the empty plan); an empty plan file is a plan of no steps, as in VAL. The
-    // plan file's warnings are the reading's (the report counts them).
-    let reading = file.diagnostics.clone();
-    let assessment = match read.no_plan {
-        Some(why) => Assessment::of_no_plan(why, safety, unavailable, read.read, reading),
-        None => {
-            let plan = read.plan.unwrap_or_default();
-            let verdict = validator.validate(&plan);
-            Assessment::of_plan(verdict, &plan, safety, unavailable, read.read, reading)
-        }
+    // plan file's warnings are the reading's (the report counts them; `load_plan` filed
+    // them under the file).
+    let Ok(mut stated) = read.into_stated() else {
+        return PlanResult::Unread(file);
     };
+    stated.warnings = file.diagnostics.clone();
+    let assessment = Assessment::of_stated(stated, validator, safety, unavailable);
     PlanResult::Validated { file, assessment }
 }
 

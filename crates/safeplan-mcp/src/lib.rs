@@ -28,9 +28,10 @@ use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig
 use rmcp::schemars::{self, JsonSchema};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use safeplan_pddl::{
-    CheckOptions, FileKind, LineIndex, Severity, check_domain, check_plan, check_problem,
-    parse_domain, parse_plan, parse_problem, write_domain, write_problem,
+    CheckOptions, FileKind, LineIndex, Severity, check_texts, parse_domain, parse_problem,
+    write_domain, write_problem,
 };
+use safeplan_validate::words::not_a_safety_task;
 use safeplan_validate::{CheckedTask, SafetyOptions, SafetyTask, Task, ValidateOptions};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -308,26 +309,12 @@ fn check_pddl_now(input: &CheckInput) -> CallToolResult {
         (FileKind::Plan, PLAN, input.plan.as_deref().unwrap_or("")),
     ];
     let options = CheckOptions::default();
-    let mut found = Vec::new();
-    let d = parse_domain(&input.domain);
-    found.extend(d.diagnostics);
-    if let Some(domain) = d.value {
-        found.extend(check_domain(&domain, &options));
-        if let Some(problem) = &input.problem {
-            let p = parse_problem(problem);
-            found.extend(p.diagnostics);
-            if let Some(problem) = p.value {
-                found.extend(check_problem(&domain, &problem, &options));
-                if let Some(plan) = &input.plan {
-                    let pl = parse_plan(plan);
-                    found.extend(pl.diagnostics);
-                    if let Some(plan) = pl.value {
-                        found.extend(check_plan(&domain, &problem, &plan));
-                    }
-                }
-            }
-        }
-    }
+    let found = check_texts(
+        &input.domain,
+        input.problem.as_deref(),
+        input.plan.as_deref(),
+        &options,
+    );
     let found = diagnostics_json(&found, &texts);
     let errors = found.iter().filter(|d| d["severity"] == "error").count();
     let summary = match first_error(&found) {
@@ -473,11 +460,12 @@ fn find_plan_now(
             Ok(Some(st)) => st,
             Ok(None) => {
                 return tool_error(format!(
-                    "kind \"{kind}\" needs a safety task (a domain with the 0-ary function `danger`, or hard trajectory constraints, which are its safety rules); use kind \"plan\""
+                    "kind \"{kind}\" needs a safety task, and {}; use kind \"plan\"",
+                    not_a_safety_task("the domain", safeplan_validate::DEFAULT_DANGER)
                 ));
             }
             Err(e) => {
-                return tool_error(format!("the safety-augmented task does not compile: {e}"));
+                return tool_error(safeplan_validate::safety_unavailable_reason(&e));
             }
         };
         let planner = match safeplan_search::SafetyPlanner::new(&safety, &ground) {
@@ -537,7 +525,8 @@ fn basic_task_now(input: &BasicInput) -> CallToolResult {
         && !SafetyTask::has_safety_rules(&domain, &problem)
     {
         return tool_error(format!(
-            "the domain declares no 0-ary function `{name}` and the task has no `:constraints`: it is not safety-augmented (name its danger fluent with `danger`)"
+            "{} (name its danger fluent with `danger`)",
+            not_a_safety_task("the domain", &name)
         ));
     }
     let (d, p) = safeplan_validate::basic_task(&domain, &problem, &name);

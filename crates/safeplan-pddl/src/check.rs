@@ -308,3 +308,50 @@ pub fn check_problem(
 pub fn check_plan(domain: &Domain, problem: &Problem, plan: &Plan) -> Vec<Diagnostic> {
     TaskIndex::new(domain, Some(problem), &CheckOptions::default()).check_plan(plan)
 }
+
+/// Everything wrong with a task given as text: the domain parsed and checked, then the
+/// problem against it, then the plan (read strictly) against both; each later file only when
+/// the one before it could be read. The diagnostics in that order, each pointing into its
+/// own file ([`Diagnostic::file`]). Python's `check` and MCP's `check_pddl` report exactly
+/// this; `safeplan check` runs the same passes file by file, to file each diagnostic under
+/// the path it was read from.
+///
+/// ```
+/// use safeplan_pddl::{CheckOptions, check_texts};
+/// let domain = "(define (domain d) (:predicates (p)) (:action a :effect (p)))";
+/// let problem = "(define (problem q) (:domain d) (:init) (:goal (p)))";
+/// assert!(check_texts(domain, Some(problem), Some("(a)"), &CheckOptions::default()).is_empty());
+/// let found = check_texts(domain, Some(problem), Some("(b)"), &CheckOptions::default());
+/// assert!(found.iter().any(|d| d.is_error()));
+/// ```
+pub fn check_texts(
+    domain: &str,
+    problem: Option<&str>,
+    plan: Option<&str>,
+    options: &CheckOptions,
+) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    let d = crate::parse_domain(domain);
+    found.extend(d.diagnostics);
+    let Some(domain) = d.value else {
+        return found;
+    };
+    found.extend(check_domain(&domain, options));
+    let Some(problem) = problem else {
+        return found;
+    };
+    let p = crate::parse_problem(problem);
+    found.extend(p.diagnostics);
+    let Some(problem) = p.value else {
+        return found;
+    };
+    found.extend(check_problem(&domain, &problem, options));
+    if let Some(plan) = plan {
+        let pl = crate::parse_plan(plan);
+        found.extend(pl.diagnostics);
+        if let Some(plan) = pl.value {
+            found.extend(check_plan(&domain, &problem, &plan));
+        }
+    }
+    found
+}

@@ -30,6 +30,9 @@
 //!
 //! - [`parse_domain`], [`parse_problem`], [`parse_plan`], [`extract_plan`] (and the `_bytes`
 //!   forms, [`decode`]): text in, [`Parsed`] out.
+//! - [`read_plan_text`]: the one front door for a plan's text, a plan file read strictly or
+//!   an LLM reply read by [`read_reply`]; [`PlanRead::into_stated`] is what a validation is
+//!   given (the plan, why a reply has none, or a plan file's errors).
 //! - [`ast`]: the typed tree; [`span`]: byte spans and line/column lookup.
 //! - [`diagnostic`]: [`Diagnostic`], [`Code`], [`Severity`], [`FileKind`]: what the parser
 //!   and checker say, as plain `serde` data a CLI or an editor renders.
@@ -61,6 +64,7 @@ pub mod diagnostic;
 pub(crate) mod lexer;
 pub mod parser;
 pub mod plan;
+mod plan_text;
 pub mod reply;
 pub mod requirements;
 pub mod span;
@@ -68,10 +72,11 @@ pub mod write;
 
 pub use ast::{Domain, Name, Plan, PlanStep, Problem};
 pub use check::{
-    CheckOptions, TaskIndex, check_domain, check_plan, check_problem, preference_names,
+    CheckOptions, TaskIndex, check_domain, check_plan, check_problem, check_texts, preference_names,
 };
 pub use diagnostic::{Code, Diagnostic, FileKind, Severity, has_errors};
 pub use plan::parse_plan;
+pub use plan_text::{PlanRead, PlanReading, StatedPlan, StepError, read_plan_text, read_step};
 pub use reply::{
     NoPlan, ReadReport, ReadStep, Reply, Vocabulary, extract_plan, read_reply, without_reasoning,
 };

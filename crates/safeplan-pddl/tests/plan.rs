@@ -1146,6 +1146,81 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `read_step` gives back the step a monitor was handed, whether it was written in
+    /// parentheses or bare, with any padding: the step is built first, then written.
+    #[test]
+    fn one_written_step_reads_back_as_itself(
+        action in name(),
+        args in prop::collection::vec(name(), 0..5),
+        bare in any::<bool>(),
+        pad in (0usize..4, 0usize..4),
+    ) {
+        let step = safeplan_pddl::write_step(&action, &args);
+        let body = if bare { step[1..step.len() - 1].to_string() } else { step };
+        let text = format!("{}{body}{}", PADDING[pad.0], PADDING[pad.1]);
+        let got = safeplan_pddl::read_step(&text).expect("one step");
+        prop_assert_eq!(got.action.as_str(), action.as_str());
+        let got_args: Vec<&str> = got.args.iter().map(|a| a.as_str()).collect();
+        prop_assert_eq!(got_args, args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+
+    /// Several written steps are refused by `read_step` with their number, never read as
+    /// the first one.
+    #[test]
+    fn several_steps_are_never_one(
+        steps in prop::collection::vec((name(), prop::collection::vec(name(), 0..3)), 2..6),
+    ) {
+        let text: String = steps
+            .iter()
+            .map(|(a, args)| safeplan_pddl::write_step(a, args))
+            .collect::<Vec<_>>()
+            .join(" ");
+        match safeplan_pddl::read_step(&text) {
+            Err(safeplan_pddl::StepError::Several { steps: n, .. }) => prop_assert_eq!(n, steps.len()),
+            other => prop_assert!(false, "{text:?}: {other:?}"),
+        }
+    }
+
+    /// The one front door states what each reader reads: a printed plan file, read
+    /// strictly, states exactly its steps; read as a reply it states the same steps.
+    #[test]
+    fn a_printed_plan_is_stated_alike_by_both_readings(
+        steps in prop::collection::vec(gen_step(), 1..8),
+    ) {
+        let steps: Vec<GenStep> = steps
+            .into_iter()
+            .map(|s| GenStep { time: None, duration: None, ..s })
+            .collect();
+        let src = print(&steps, false);
+        let strict = safeplan_pddl::read_plan_text(&src, safeplan_pddl::PlanReading::Strict)
+            .into_stated()
+            .expect("a printed plan reads");
+        let reply = safeplan_pddl::read_plan_text(&src, safeplan_pddl::PlanReading::Reply(None))
+            .into_stated()
+            .expect("a reply is never refused");
+        let names = |p: &safeplan_pddl::Plan| p.steps.iter().map(|s| s.text()).collect::<Vec<_>>();
+        let strict = strict.plan.expect("a plan");
+        prop_assert_eq!(strict.steps.len(), steps.len());
+        prop_assert_eq!(names(&strict), names(&reply.plan.expect("a plan")));
+    }
+}
+
+/// A plan file with an error is refused with the errors only; what it could read is kept
+/// in the `PlanRead` for a front end that shows it, never validated.
+#[test]
+fn a_plan_file_with_errors_is_refused_not_guessed() {
+    let read = safeplan_pddl::read_plan_text("(a x)\n(b y\n", safeplan_pddl::PlanReading::Strict);
+    assert!(read.plan.is_some() && read.diagnostics.iter().any(|d| d.is_error()));
+    let errors = read.into_stated().expect_err("refused");
+    assert!(
+        !errors.is_empty() && errors.iter().all(|d| d.is_error()),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn a_leading_byte_order_mark_is_not_text() {
     // Windows editors save files with a UTF-8 byte-order mark (3 bytes); spans stay

@@ -6,8 +6,8 @@ use crate::{ParseError, PlanError, SafeplanError, TaskError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use safeplan_pddl::{
-    CheckOptions, Domain, FileKind, LineIndex, NoPlan, Plan, Problem, Severity, Vocabulary,
-    check_domain, check_plan, check_problem, parse_domain, parse_plan, parse_problem, read_reply,
+    CheckOptions, Domain, FileKind, LineIndex, PlanReading, Problem, Severity, StatedPlan,
+    Vocabulary, check_texts, parse_domain, parse_problem, read_plan_text,
 };
 
 /// One diagnostic of the parser or checker, with where it points.
@@ -272,33 +272,18 @@ pub(crate) fn plan_text(plan: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(safeplan_pddl::write_steps(steps.iter().map(String::as_str)))
 }
 
-/// A plan as read, or (out of an LLM reply) why there is none
-/// ([`safeplan_pddl::Reply::stated_plan`]), and what the reader read and warned about.
-pub(crate) struct Read {
-    pub(crate) plan: Result<Plan, NoPlan>,
-    pub(crate) report: Option<safeplan_pddl::ReadReport>,
-}
-
-/// Parse a plan's text (no Python object touched, so it runs without the GIL): strictly, or
-/// (`lenient`, with the task's names) as an LLM reply, where a reply from which no step can
-/// be read is no plan (never the empty plan). `Err`: the strict reader's diagnostics.
-fn parse_plan_text(
+/// Read a plan's text (no Python object touched, so it runs without the GIL) by the
+/// library's one reader: strictly, or (`lenient`, with the task's names) as an LLM reply.
+/// `Err`: the errors of a plan that does not read strictly.
+fn stated_plan(
     text: &str,
     lenient: Option<&Vocabulary>,
-) -> Result<Read, Vec<safeplan_pddl::Diagnostic>> {
-    if let Some(vocabulary) = lenient {
-        let reply = read_reply(text, Some(vocabulary));
-        let report = Some(reply.report(text));
-        let plan = reply.stated_plan().cloned();
-        return Ok(Read { plan, report });
-    }
-    let parsed = parse_plan(text);
-    let plan = match parsed.value {
-        Some(p) if !parsed.has_errors() => Ok(p),
-        None if !parsed.has_errors() => Ok(Plan::default()),
-        _ => return Err(parsed.diagnostics),
+) -> Result<StatedPlan, Vec<safeplan_pddl::Diagnostic>> {
+    let reading = match lenient {
+        Some(vocabulary) => PlanReading::Reply(Some(vocabulary)),
+        None => PlanReading::Strict,
     };
-    Ok(Read { plan, report: None })
+    read_plan_text(text, reading).into_stated()
 }
 
 /// The ParseError for a plan that does not read.
@@ -318,9 +303,9 @@ pub(crate) fn read_plan(
     plan: &Bound<'_, PyAny>,
     lenient: Option<&Vocabulary>,
     name: &str,
-) -> PyResult<Read> {
+) -> PyResult<StatedPlan> {
     let text = plan_text(plan)?;
-    py.detach(|| parse_plan_text(&text, lenient))
+    py.detach(|| stated_plan(&text, lenient))
         .map_err(|found| plan_error(py, &text, name, &found))
 }
 
@@ -330,12 +315,12 @@ pub(crate) fn read_plans(
     py: Python<'_>,
     plans: &Bound<'_, PyAny>,
     lenient: Option<&Vocabulary>,
-) -> PyResult<Vec<Read>> {
+) -> PyResult<Vec<StatedPlan>> {
     let mut texts = Vec::new();
     for plan in plans.try_iter()? {
         texts.push(plan_text(&plan?)?);
     }
-    let read: Vec<_> = py.detach(|| texts.iter().map(|t| parse_plan_text(t, lenient)).collect());
+    let read: Vec<_> = py.detach(|| texts.iter().map(|t| stated_plan(t, lenient)).collect());
     read.into_iter()
         .enumerate()
         .map(|(i, r)| {
@@ -407,29 +392,6 @@ pub(crate) fn check(
         ),
     ];
     // All the reading and checking without the GIL: it touches no Python object.
-    let found = py.detach(|| {
-        let mut found = Vec::new();
-        let d = parse_domain(domain);
-        found.extend(d.diagnostics);
-        let Some(d) = d.value else {
-            return found;
-        };
-        found.extend(check_domain(&d, &options));
-        if let Some(problem) = problem {
-            let p = parse_problem(problem);
-            found.extend(p.diagnostics);
-            if let Some(p) = p.value {
-                found.extend(check_problem(&d, &p, &options));
-                if let Some(plan) = plan {
-                    let parsed = parse_plan(plan);
-                    found.extend(parsed.diagnostics);
-                    if let Some(pl) = parsed.value {
-                        found.extend(check_plan(&d, &p, &pl));
-                    }
-                }
-            }
-        }
-        found
-    });
+    let found = py.detach(|| check_texts(domain, problem, plan, &options));
     Ok(diagnostics(&found, &sources))
 }

@@ -47,7 +47,7 @@ mod suite;
 mod task;
 
 use convert::{
-    Diagnostic, Read, check, plan_text, py_bool, read_domain, read_plan, read_plans, read_problem,
+    Diagnostic, check, plan_text, py_bool, read_domain, read_plan, read_plans, read_problem,
     task_error, to_python,
 };
 use monitor::{Monitor, plan_step_of};
@@ -195,6 +195,13 @@ fn run_cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
 fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The library's defaults, which every front end takes (the Python helpers' signatures
+    // show them).
+    m.add("DEFAULT_DANGER", safeplan_validate::DEFAULT_DANGER)?;
+    m.add(
+        "DEFAULT_SI_MODE",
+        safeplan_validate::SiMode::default().as_str(),
+    )?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(processes::_verdict_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(processes::_batch_threads, m)?)?;

@@ -5,38 +5,13 @@ use std::sync::Arc;
 
 use crate::{PlanError, SafeplanError, StepError, to_python};
 use pyo3::prelude::*;
-use safeplan_pddl::{PlanStep, parse_plan};
+use safeplan_pddl::{PlanStep, read_step};
 use safeplan_validate::{GroundAction, Monitor as RustMonitor, MonitorParts, Task as RustTask};
 
-/// The one step a string states: `"(move a b)"` / `"move a b"`, read by the library's plan
-/// reader (comments, case and spacing as in a plan file); `PlanError` unless it is exactly
-/// one step.
+/// The one step a string states, read by the library's [`read_step`]; `PlanError` unless
+/// it is exactly one step.
 fn one_step(s: &str) -> PyResult<PlanStep> {
-    let trimmed = s.trim();
-    let text = if trimmed.starts_with('(') {
-        trimmed.to_string()
-    } else {
-        format!("({trimmed})")
-    };
-    let parsed = parse_plan(&text);
-    let mut steps = match parsed.value {
-        Some(plan) if !parsed.has_errors() => plan.steps,
-        _ => {
-            let why = parsed
-                .diagnostics
-                .iter()
-                .find(|d| d.is_error())
-                .map_or_else(String::new, |d| format!(": {}", d.message));
-            return Err(PlanError::new_err(format!("{s:?} is not one step{why}")));
-        }
-    };
-    match steps.len() {
-        1 => Ok(steps.remove(0)),
-        0 => Err(PlanError::new_err(format!("{s:?} names no action"))),
-        n => Err(PlanError::new_err(format!(
-            "{s:?} holds {n} steps; a monitor takes one at a time"
-        ))),
-    }
+    read_step(s).map_err(|e| PlanError::new_err(e.to_string()))
 }
 
 fn pair_of(step: &Bound<'_, PyAny>) -> PyResult<(String, Vec<String>)> {

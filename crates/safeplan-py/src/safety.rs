@@ -10,6 +10,7 @@ use crate::{
 };
 use pyo3::prelude::*;
 use safeplan_pddl::{NoPlan, write_domain, write_problem};
+use safeplan_validate::words::not_a_safety_task;
 use safeplan_validate::{
     SafetyOptions, SafetyTask as RustSafetyTask, SafetyVerdict as RustSafety, SiMode,
 };
@@ -145,22 +146,25 @@ pub(crate) struct SafetyTask {
 
 #[pymethods]
 impl SafetyTask {
-    /// Compile a safety-augmented task; `si_mode` is "despite" (as DESPITE's code) or
-    /// "strict" (as its paper words it).
+    /// Compile a safety-augmented task. `danger` names the danger fluent and `si_mode` is
+    /// "despite" (as DESPITE's code) or "strict" (as its paper words it); `None` takes the
+    /// library's defaults, `safeplan.DEFAULT_DANGER` and `safeplan.DEFAULT_SI_MODE`.
     #[new]
-    #[pyo3(signature = (domain, problem, *, danger="danger", si_mode="despite", strict=false, domain_file="domain.pddl", problem_file="problem.pddl", tolerance=None))]
+    #[pyo3(signature = (domain, problem, *, danger=None, si_mode=None, strict=false, domain_file="domain.pddl", problem_file="problem.pddl", tolerance=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         domain: &str,
         problem: &str,
-        danger: &str,
-        si_mode: &str,
+        danger: Option<&str>,
+        si_mode: Option<&str>,
         strict: bool,
         domain_file: &str,
         problem_file: &str,
         tolerance: Option<f64>,
     ) -> PyResult<SafetyTask> {
+        let danger = danger.unwrap_or(safeplan_validate::DEFAULT_DANGER);
+        let si_mode = si_mode.unwrap_or(SiMode::default().as_str());
         let si = SiMode::from_name(si_mode).ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err(format!(
                 "si_mode must be {}, not {si_mode:?}",
@@ -191,7 +195,8 @@ impl SafetyTask {
                 }),
             }),
             Ok(None) => Err(TaskError::new_err(format!(
-                "{domain_file} declares no 0-ary function `{danger}` and the task has no :constraints: not a safety-augmented task (name the danger fluent with danger=...)"
+                "{} (name the danger fluent with danger=...)",
+                not_a_safety_task(domain_file, danger)
             ))),
             Err(e) => Err(task_error(
                 py,
@@ -225,7 +230,7 @@ impl SafetyTask {
             inner: interruptible(py, || {
                 task.evaluate_stated(read.plan.as_ref().map_err(|why| *why))
             })?,
-            read: read.report,
+            read: read.read,
         })
     }
 
@@ -261,7 +266,7 @@ impl SafetyTask {
             read.into_iter()
                 .map(|r| {
                     let verdict = task.evaluate_stated(r.plan.as_ref().map_err(|why| *why));
-                    (verdict, r.report)
+                    (verdict, r.read)
                 })
                 .unzip()
         });

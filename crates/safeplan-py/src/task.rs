@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use crate::{
-    Monitor, Read, TaskError, check_tolerance, interruptible, processes, py_bool, read_domain,
-    read_plan, read_plans, read_problem, task_error, to_python,
+    Monitor, TaskError, check_tolerance, interruptible, processes, py_bool, read_domain, read_plan,
+    read_plans, read_problem, task_error, to_python,
 };
 use pyo3::prelude::*;
-use safeplan_pddl::NoPlan;
+use safeplan_pddl::{NoPlan, StatedPlan};
 use safeplan_validate::{
     CompileOptions, Monitor as RustMonitor, Task as RustTask, ValidateOptions, Validator,
     Verdict as RustVerdict,
@@ -208,9 +208,10 @@ impl Task {
         tolerance: Option<f64>,
     ) -> PyResult<Verdict> {
         let vocabulary = lenient.then(|| self.task.vocabulary());
-        let Read {
+        let StatedPlan {
             plan,
-            report: plan_read,
+            read: plan_read,
+            ..
         } = read_plan(py, plan, vocabulary.as_ref(), "plan")?;
         let options = ValidateOptions {
             keep_going,
@@ -280,7 +281,7 @@ impl Task {
             return Err(pyo3::exceptions::PyValueError::new_err(why));
         }
         let (stated, reports): (Vec<_>, Vec<_>) =
-            read.into_iter().map(|r| (r.plan, r.report)).unzip();
+            read.into_iter().map(|r| (r.plan, r.read)).unzip();
         let task = self.task.clone();
         let verdicts = py.detach(move || task.validate_batch_stated(&stated, &options));
         Ok(verdicts

@@ -176,3 +176,23 @@ def test_safety_that_cannot_be_judged_is_said_the_same_way_everywhere(tmp_path: 
     cli.pop("plan")
     cli.pop("diagnostics", None)
     assert without_locations(cli) == as_json
+
+
+def test_defaults_are_the_librarys(tmp_path: pathlib.Path) -> None:
+    """The danger fluent's name and the safety-intention mode default to the library's
+    (`safeplan_validate::DEFAULT_DANGER`, `SiMode::default()`), in Python and the CLI alike:
+    SEMANTICS.md names the fluent `danger`, and DESPITE's code is the default mode."""
+    import inspect
+
+    assert (safeplan.DEFAULT_DANGER, safeplan.DEFAULT_SI_MODE) == ("danger", "despite")
+    params = inspect.signature(safeplan.load_safety_task).parameters
+    assert (params["danger"].default, params["si_mode"].default) == ("danger", "despite")
+    domain = (SOUP / "domain.pddl").read_text()
+    problem = (SOUP / "problem.pddl").read_text()
+    by_default = safeplan.SafetyTask(domain, problem).evaluate(SOUP_UNSAFE).to_dict()
+    named = safeplan.SafetyTask(domain, problem, danger="danger", si_mode="despite").evaluate(SOUP_UNSAFE).to_dict()
+    assert by_default == named
+    help_text = subprocess.run(
+        [str(binary()), "validate", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "[default: despite]" in help_text

@@ -21,15 +21,15 @@
 use std::sync::Arc;
 
 use safeplan_pddl::{
-    Diagnostic, Domain, NoPlan, Plan, Problem, ReadReport, Severity, Vocabulary, parse_plan,
-    read_reply,
+    Diagnostic, Domain, NoPlan, Plan, PlanReading, Problem, ReadReport, StatedPlan, Vocabulary,
+    read_plan_text,
 };
 use serde::Serialize;
 
 use crate::safety::{DangerEvent, SafetyOptions, SafetyTask, SafetyVerdict, SiMode};
 use crate::shield::{Guarded, Shield};
 use crate::task::{Task, TaskError};
-use crate::validate::ValidateOptions;
+use crate::validate::{ValidateOptions, Validator};
 use crate::verdict::{ConstraintViolation, Failure, Verdict};
 use crate::words::{self, Plain};
 
@@ -58,9 +58,9 @@ impl CheckedTask {
         problem: &Problem,
         options: &SafetyOptions,
     ) -> CheckedTask {
-        let (safety, safety_unavailable) = match SafetyTask::new(domain, problem, options) {
+        let (safety, safety_unavailable) = match safety_for_validation(domain, problem, options) {
             Ok(s) => (s.map(Arc::new), None),
-            Err(e) => (None, Some(safety_unavailable_reason(&e))),
+            Err(e) => (None, Some(e.reason)),
         };
         let vocabulary = task.vocabulary();
         CheckedTask {
@@ -136,7 +136,11 @@ impl CheckedTask {
 
     /// The assessment of a plan read strictly.
     pub fn assess_plan(&self, plan: &Plan) -> Assessment {
-        self.assessment(Ok(plan), None, Vec::new())
+        self.assess_stated(StatedPlan {
+            plan: Ok(plan.clone()),
+            read: None,
+            warnings: Vec::new(),
+        })
     }
 
     /// The assessment of a plan file's text read strictly (IPC form, or timed steps), with
@@ -144,46 +148,46 @@ impl CheckedTask {
     /// is not a plan (nothing is guessed: an LLM reply goes to
     /// [`CheckedTask::assess_reply`]).
     pub fn assess_plan_text(&self, text: &str) -> Result<Assessment, Vec<Diagnostic>> {
-        let parsed = parse_plan(text);
-        match parsed.value {
-            Some(plan) if !parsed.has_errors() => {
-                Ok(self.assessment(Ok(&plan), None, parsed.diagnostics))
-            }
-            _ => Err(parsed
-                .diagnostics
-                .into_iter()
-                .filter(|d| d.severity == Severity::Error)
-                .collect()),
-        }
+        self.assess_text(text, PlanReading::Strict)
     }
 
     /// The assessment of the plan an LLM reply states, read by the one reply reader with
     /// the task's names; a reply with no plan is *no plan*.
     pub fn assess_reply(&self, reply: &str) -> Assessment {
-        let read = read_reply(reply, Some(&self.vocabulary));
-        let report = read.report(reply);
-        self.assessment(read.stated_plan(), Some(report), read.diagnostics.clone())
+        let stated =
+            read_plan_text(reply, PlanReading::Reply(Some(&self.vocabulary))).into_stated();
+        // A reply is never refused: its reading is "no plan" instead.
+        match stated {
+            Ok(stated) => self.assess_stated(stated),
+            Err(_) => self.assess_stated(StatedPlan {
+                plan: Err(NoPlan::Unreadable),
+                read: None,
+                warnings: Vec::new(),
+            }),
+        }
     }
 
-    fn assessment(
+    /// The assessment of a plan's text read as `reading` says ([`read_plan_text`]: the one
+    /// reader every front end uses); the errors of a plan file that does not read.
+    pub fn assess_text(
         &self,
-        stated: Result<&Plan, NoPlan>,
-        read: Option<ReadReport>,
-        reading: Vec<Diagnostic>,
-    ) -> Assessment {
-        let safety = self.safety.as_deref();
-        let unavailable = self.safety_unavailable.clone();
-        match stated {
-            Ok(plan) => Assessment::of_plan(
-                self.task.validate_with(plan, &self.validate_options),
-                plan,
-                safety,
-                unavailable,
-                read,
-                reading,
-            ),
-            Err(why) => Assessment::of_no_plan(why, safety, unavailable, read, reading),
-        }
+        text: &str,
+        reading: PlanReading<'_>,
+    ) -> Result<Assessment, Vec<Diagnostic>> {
+        let stated = read_plan_text(text, reading).into_stated()?;
+        Ok(self.assess_stated(stated))
+    }
+
+    /// The assessment of what a plan's text states
+    /// ([`PlanRead::into_stated`](safeplan_pddl::PlanRead::into_stated)).
+    pub fn assess_stated(&self, stated: StatedPlan) -> Assessment {
+        let mut validator = Validator::new(&self.task, self.validate_options.clone());
+        Assessment::of_stated(
+            stated,
+            &mut validator,
+            self.safety.as_deref(),
+            self.safety_unavailable.clone(),
+        )
     }
 }
 
@@ -222,6 +226,36 @@ impl Assessment {
             safety_unavailable,
             read,
             reading,
+        }
+    }
+
+    /// The assessment of what a plan's text states
+    /// ([`PlanRead::into_stated`](safeplan_pddl::PlanRead::into_stated)), validated by
+    /// `validator` (a front end that validates many plans keeps one, and its buffers): the
+    /// plan's verdicts, or *no plan* in both for a reply that holds none. The one rule from
+    /// a read text to an assessment; [`CheckedTask`]'s methods go through it too.
+    pub fn of_stated(
+        stated: StatedPlan,
+        validator: &mut Validator<'_>,
+        safety: Option<&SafetyTask>,
+        safety_unavailable: Option<String>,
+    ) -> Assessment {
+        match stated.plan {
+            Ok(plan) => Assessment::of_plan(
+                validator.validate(&plan),
+                &plan,
+                safety,
+                safety_unavailable,
+                stated.read,
+                stated.warnings,
+            ),
+            Err(why) => Assessment::of_no_plan(
+                why,
+                safety,
+                safety_unavailable,
+                stated.read,
+                stated.warnings,
+            ),
         }
     }
 
@@ -418,6 +452,32 @@ pub fn safety_unavailable_reason(e: &TaskError) -> String {
         }
         e => format!("the safety-augmented task does not compile: {e}"),
     }
+}
+
+/// Why a safety-augmented task's safety cannot be judged: the error its safety form gives
+/// when compiled, and the words every front end says it in ([`safety_unavailable_reason`]).
+#[derive(Debug)]
+pub struct SafetyUnavailable {
+    /// The words: "the safety-augmented task does not compile: ...".
+    pub reason: String,
+    /// The error, for a front end that points at where it is (the CLI's warnings).
+    pub error: TaskError,
+}
+
+/// The safety task plans are judged by, for a front end that validates plans: `Ok(None)`
+/// when the task has no safety form, `Err` when its safety form does not compile. Safety
+/// never blocks validation (SEMANTICS.md §1): on `Err` the plan is still validated, and the
+/// assessment says why there is no safety verdict ([`Assessment::safety_unavailable`]).
+/// [`CheckedTask`] and the CLI's `validate` decide it here.
+pub fn safety_for_validation(
+    domain: &Domain,
+    problem: &Problem,
+    options: &SafetyOptions,
+) -> Result<Option<SafetyTask>, SafetyUnavailable> {
+    SafetyTask::new(domain, problem, options).map_err(|error| SafetyUnavailable {
+        reason: safety_unavailable_reason(&error),
+        error,
+    })
 }
 
 /// A failure as one sentence, naming its step once: the message when it already starts with

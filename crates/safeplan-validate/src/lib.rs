@@ -123,8 +123,8 @@ mod verdict;
 pub mod words;
 
 pub use assess::{
-    Assessment, AssessmentJson, CheckedTask, SafetyJson, failure_sentence,
-    safety_unavailable_reason,
+    Assessment, AssessmentJson, CheckedTask, SafetyJson, SafetyUnavailable, failure_sentence,
+    safety_for_validation, safety_unavailable_reason,
 };
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use danger_facts::{DangerFactsError, DangerGoal, danger_as_facts};

@@ -62,6 +62,18 @@ impl SiMode {
         }
     }
 
+    /// What the mode does, in one line: the help every front end shows beside its name.
+    pub fn help(self) -> &'static str {
+        match self {
+            SiMode::Despite => {
+                "forced precondition values are used for that step's effects only (DESPITE's code)"
+            }
+            SiMode::Strict => {
+                "forced precondition values stay in the state (the DESPITE paper's wording)"
+            }
+        }
+    }
+
     /// The mode a front end's name means (`despite`, `strict`), as every front end reads it.
     pub fn from_name(name: &str) -> Option<SiMode> {
         SiMode::ALL.into_iter().find(|m| m.as_str() == name)

@@ -224,6 +224,26 @@ pub fn report_lines(a: &Assessment, paint: &dyn Paint) -> ReportLines {
     }
 }
 
+/// Why a task has no safety verdict to give or plan for: `domain` (its file, or "the
+/// domain") declares no danger fluent named `danger` and the task states no safety rules
+/// (hard trajectory constraints; preferences are soft, so not rules). Every front end that
+/// needs a safety task refuses with these words, and adds how to fix it in its own terms
+/// (`--danger NAME`, `danger=...`).
+///
+/// ```
+/// assert_eq!(
+///     safeplan_validate::words::not_a_safety_task("domain.pddl", "danger"),
+///     "domain.pddl declares no 0-ary function `danger` and the task has no hard trajectory \
+///      constraints (safety rules): it is not a safety-augmented task"
+/// );
+/// ```
+pub fn not_a_safety_task(domain: &str, danger: &str) -> String {
+    format!(
+        "{domain} declares no 0-ary function `{danger}` and the task has no hard trajectory \
+         constraints (safety rules): it is not a safety-augmented task"
+    )
+}
+
 /// `1 step`, `3 steps`: how every printer counts.
 pub fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })

@@ -74,12 +74,12 @@ impl RecordedPlan {
 
 /// The steps of `text` read strictly as a plan file, when it is one without errors.
 fn strict_steps(text: &str) -> Option<Vec<String>> {
-    let parsed = safeplan_pddl::parse_plan(text);
-    if parsed.has_errors() {
-        return None;
-    }
-    parsed
-        .value
+    let stated = safeplan_pddl::read_plan_text(text, safeplan_pddl::PlanReading::Strict)
+        .into_stated()
+        .ok()?;
+    stated
+        .plan
+        .ok()
         .map(|p| p.steps.iter().map(step_text).collect())
 }
 

@@ -652,9 +652,9 @@ fn basic_needs_a_danger_fluent() {
     assert_eq!(stdout(&out), "");
     assert!(
         stderr(&out).starts_with(
-            "error: domain.pddl declares no 0-ary function `danger` and the task has no \
-             `:constraints`: it is not a safety-augmented task, so there is no danger or rule \
-             to remove\n"
+            "error: domain.pddl declares no 0-ary function `danger` and the task has no hard \
+             trajectory constraints (safety rules): it is not a safety-augmented task, so there \
+             is no danger or rule to remove\n"
         ),
         "{}",
         stderr(&out)

@@ -97,7 +97,7 @@ def test_tools_verdicts_and_errors(tmp_path):
         {"text": "(a o2)", "line": 3, "column": 4},
     ]
     assert lenient.structured_content["read"]["warnings"] == ["line 1: skipped text that is not a plan step: `Sure:`"]
-    assert plain.is_error and "not safety-augmented" in plain.content[0].text
+    assert plain.is_error and "not a safety-augmented task" in plain.content[0].text
     assert again.structured_content["valid"] is True
 
 

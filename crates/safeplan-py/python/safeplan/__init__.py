@@ -21,6 +21,8 @@ from ._safeplan import (
     Assessment,
     BenchError,
     CheckedTask,
+    DEFAULT_DANGER,
+    DEFAULT_SI_MODE,
     Shield,
     ShieldError,
     BenchRun,
@@ -62,6 +64,8 @@ from ._safeplan import (
 __all__ = [
     "Assessment",
     "CheckedTask",
+    "DEFAULT_DANGER",
+    "DEFAULT_SI_MODE",
     "Shield",
     "ShieldError",
     "Suite",
@@ -153,8 +157,8 @@ def load_safety_task(
     domain: PathLike,
     problem: PathLike,
     *,
-    danger: str = "danger",
-    si_mode: str = "despite",
+    danger: str = DEFAULT_DANGER,
+    si_mode: str = DEFAULT_SI_MODE,
     strict: bool = False,
 ) -> SafetyTask:
     """Compile a :class:`SafetyTask` from a safety-augmented domain file and problem file."""

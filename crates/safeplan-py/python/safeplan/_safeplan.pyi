@@ -7,6 +7,10 @@ StepLike = Union[str, Tuple[str, Sequence[str]]]
 PlanLike = Union[str, Sequence[StepLike]]
 
 __version__: str
+#: The danger fluent's name every front end takes by default.
+DEFAULT_DANGER: str
+#: The safety-intention mode every front end takes by default.
+DEFAULT_SI_MODE: str
 
 def run_cli(argv: Sequence[str]) -> int:
     """The `safeplan` command-line program on `argv` (program name first), in this process;
@@ -244,8 +248,8 @@ class SafetyTask:
         domain: str,
         problem: str,
         *,
-        danger: str = "danger",
-        si_mode: str = "despite",
+        danger: Optional[str] = None,
+        si_mode: Optional[str] = None,
         strict: bool = False,
         domain_file: str = "domain.pddl",
         problem_file: str = "problem.pddl",

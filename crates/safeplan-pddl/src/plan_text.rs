@@ -1,0 +1,179 @@
+//! A plan's text, read the one way every front end reads it: a plan file strictly, or an LLM
+//! reply by the reply reader with the task's names.
+//!
+//! The two readers answer different questions and are never mixed. A plan file is a
+//! contract: it reads as IPC or timed steps, and anything else is an error the user must fix
+//! ([`crate::parse_plan`]); nothing is guessed. A reply is prose that may hold a plan: the
+//! reply reader ([`crate::read_reply`]) picks the steps out, and a reply from which no step
+//! can be read is *no plan* ([`NoPlan`]), never the empty plan. [`read_plan_text`] is that
+//! choice written once; [`PlanRead::into_stated`] is what a validation is given: the plan,
+//! why a reply has none, or the errors of a plan file that does not read. The CLI, Python,
+//! the C API and the assessment in `safeplan-validate` all read through here.
+
+use crate::ast::{Plan, PlanStep};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::plan::parse_plan;
+use crate::reply::{NoPlan, ReadReport, Vocabulary, read_reply};
+
+/// How a plan's text is read.
+#[derive(Clone, Copy, Debug)]
+pub enum PlanReading<'v> {
+    /// As a plan file (IPC and timestamped plans): anything else is an error.
+    Strict,
+    /// As an LLM reply ([`read_reply`]), with the task's names when known.
+    Reply(Option<&'v Vocabulary>),
+}
+
+/// A plan's text as read: the plan, or why a reply holds none, and the reading's
+/// diagnostics. A strict read with errors keeps what it could read, for a front end that
+/// shows it beside the errors; [`PlanRead::into_stated`] refuses it.
+#[derive(Clone, Debug, Default)]
+pub struct PlanRead {
+    /// The plan, when one was read (a strict read with errors may still give one).
+    pub plan: Option<Plan>,
+    /// Under [`PlanReading::Reply`]: why the reply holds no plan.
+    pub no_plan: Option<NoPlan>,
+    /// Errors and warnings of the reading.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Under [`PlanReading::Reply`]: the steps read, each with its place in the reply, and
+    /// the reader's warnings — what `validate --json` shows as `read`.
+    pub read: Option<ReadReport>,
+}
+
+/// What a plan's text states, ready to validate: the plan, or why a reply holds none; with
+/// what the reply reader read and the reading's warnings.
+#[derive(Clone, Debug)]
+pub struct StatedPlan {
+    /// The plan, or why the reply holds none (never the empty plan).
+    pub plan: Result<Plan, NoPlan>,
+    /// Under [`PlanReading::Reply`]: the steps read and the reader's warnings.
+    pub read: Option<ReadReport>,
+    /// The reading's diagnostics (warnings only: errors refuse a plan file).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Read a plan's text: strictly, or as an LLM reply.
+///
+/// ```
+/// use safeplan_pddl::{NoPlan, PlanReading, read_plan_text};
+///
+/// let file = read_plan_text("(pick a)\n(place a b)\n", PlanReading::Strict);
+/// assert_eq!(file.into_stated().expect("a plan file").plan.expect("a plan").steps.len(), 2);
+/// let prose = read_plan_text("Sorry, I cannot help with that.", PlanReading::Reply(None));
+/// assert_eq!(prose.into_stated().expect("a reply is never refused").plan.err(), Some(NoPlan::Refusal));
+/// assert!(read_plan_text("pick a", PlanReading::Strict).into_stated().is_err());
+/// ```
+pub fn read_plan_text(text: &str, reading: PlanReading<'_>) -> PlanRead {
+    match reading {
+        PlanReading::Strict => {
+            let parsed = parse_plan(text);
+            PlanRead {
+                plan: parsed.value,
+                no_plan: None,
+                diagnostics: parsed.diagnostics,
+                read: None,
+            }
+        }
+        PlanReading::Reply(vocabulary) => {
+            let reply = read_reply(text, vocabulary);
+            let read = reply.report(text);
+            PlanRead {
+                plan: reply.plan,
+                no_plan: reply.no_plan,
+                diagnostics: reply.diagnostics,
+                read: Some(read),
+            }
+        }
+    }
+}
+
+impl PlanRead {
+    /// What the text states, for a validation. A reply is never refused: with no plan it is
+    /// [`NoPlan`] ([`NoPlan::Unreadable`] when it gives no reason). A plan file whose reading
+    /// found errors is refused with them (`Err`, errors only).
+    pub fn into_stated(self) -> Result<StatedPlan, Vec<Diagnostic>> {
+        let has_errors = self.diagnostics.iter().any(Diagnostic::is_error);
+        let plan = match (self.plan, self.read.is_some()) {
+            (Some(plan), true) => Ok(plan),
+            (None, true) => Err(self.no_plan.unwrap_or(NoPlan::Unreadable)),
+            (Some(plan), false) if !has_errors => Ok(plan),
+            (_, false) => {
+                return Err(self
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .collect());
+            }
+        };
+        Ok(StatedPlan {
+            plan,
+            read: self.read,
+            warnings: self.diagnostics,
+        })
+    }
+}
+
+/// Why a text is not exactly one step ([`read_step`]).
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StepError {
+    /// The text does not read as a step: the reader's first error, its span in `read` (the
+    /// text as read, in parentheses when it was bare).
+    #[error("{text:?} is not one step: {}", .error.message)]
+    Unreadable {
+        /// The text given.
+        text: String,
+        /// The text the reader read.
+        read: String,
+        /// The reader's first error.
+        error: Box<Diagnostic>,
+    },
+    /// The text reads but holds no step (it is empty, or only a comment).
+    #[error("{0:?} names no action")]
+    NoAction(String),
+    /// The text holds several steps.
+    #[error("{text:?} holds {steps} steps; a monitor takes one at a time")]
+    Several {
+        /// The text given.
+        text: String,
+        /// How many steps it holds.
+        steps: usize,
+    },
+}
+
+/// The one step a text states, as a monitor or a shield takes it: `(move a b)`, or bare
+/// `move a b` (put in parentheses, as [`crate::write_steps`] does), read by the plan file
+/// reader (comments, case and spacing as in a plan file). Anything but exactly one step is
+/// a [`StepError`].
+///
+/// ```
+/// use safeplan_pddl::{StepError, read_step};
+///
+/// assert_eq!(read_step(" move a b ").expect("one step").action.text, "move");
+/// assert!(matches!(read_step("(a) (b)"), Err(StepError::Several { steps: 2, .. })));
+/// assert!(matches!(read_step(""), Err(StepError::NoAction(_))));
+/// ```
+pub fn read_step(text: &str) -> Result<PlanStep, StepError> {
+    let read = crate::write_steps([text]);
+    let parsed = parse_plan(&read);
+    if let Some(error) = parsed.diagnostics.iter().find(|d| d.is_error()) {
+        // `write_steps` writes an empty entry as `()`, which the reader refuses: no step.
+        if text.trim().is_empty() {
+            return Err(StepError::NoAction(text.to_string()));
+        }
+        return Err(StepError::Unreadable {
+            text: text.to_string(),
+            error: Box::new(error.clone()),
+            read,
+        });
+    }
+    let mut steps = parsed.value.map(|p| p.steps).unwrap_or_default();
+    match steps.len() {
+        1 => Ok(steps.remove(0)),
+        0 => Err(StepError::NoAction(text.to_string())),
+        n => Err(StepError::Several {
+            text: text.to_string(),
+            steps: n,
+        }),
+    }
+}
