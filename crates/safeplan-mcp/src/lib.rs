@@ -422,14 +422,9 @@ fn find_plan_now(
     // limit as the CLI's.
     let algorithm = match input.algorithm.as_deref() {
         None => safeplan_search::Algorithm::default(),
-        Some(name) => match safeplan_search::Algorithm::from_name(name) {
-            Some(a) => a,
-            None => {
-                return tool_error(format!(
-                    "algorithm must be {}, not {name:?}",
-                    safeplan_search::Algorithm::names()
-                ));
-            }
+        Some(name) => match safeplan_search::Algorithm::parse(name) {
+            Ok(a) => a,
+            Err(e) => return tool_error(e.to_string()),
         },
     };
     let options = safeplan_search::SearchOptions {

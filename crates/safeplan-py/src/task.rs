@@ -310,12 +310,8 @@ pub(crate) fn search_options(
 ) -> PyResult<safeplan_search::SearchOptions> {
     let algorithm = match algorithm {
         None => safeplan_search::Algorithm::default(),
-        Some(name) => safeplan_search::Algorithm::from_name(name).ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!(
-                "algorithm must be {}, not {name:?}",
-                safeplan_search::Algorithm::names()
-            ))
-        })?,
+        Some(name) => safeplan_search::Algorithm::parse(name)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?,
     };
     let max_memory_mib = max_memory_mib.unwrap_or(safeplan_search::DEFAULT_MAX_MEMORY_MIB);
     let time = match time_limit {

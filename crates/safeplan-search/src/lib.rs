@@ -100,4 +100,5 @@ pub use planner::{GroundStats, Planner, SafetyEffort, SafetyPlanner, SearchOptio
 pub use rules::MAX_PLANNED_INSTANCES;
 pub use search::{
     Algorithm, DEFAULT_MAX_MEMORY_MIB, LimitKind, Limits, Outcome, SearchResult, Stats,
+    UnknownAlgorithm,
 };

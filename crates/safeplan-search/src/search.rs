@@ -75,6 +75,14 @@ const CLOCK_EVERY: u32 = 64;
 /// (`safeplan plan --max-memory`, Python's `max_memory_mib`, MCP's `find_plan`).
 pub const DEFAULT_MAX_MEMORY_MIB: usize = 4096;
 
+/// A name no algorithm has ([`Algorithm::parse`]); its message lists the names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("algorithm must be {}, not {name:?}", Algorithm::names())]
+pub struct UnknownAlgorithm {
+    /// The name given.
+    pub name: String,
+}
+
 impl Algorithm {
     /// Every algorithm, in the order front ends list them.
     pub const ALL: [Algorithm; 7] = [
@@ -93,6 +101,22 @@ impl Algorithm {
         Algorithm::ALL
             .into_iter()
             .find(|a| a.as_str().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// The algorithm of `name` ([`Algorithm::from_name`]), or the error every front end
+    /// gives for a name it does not know (Python's `ValueError`, MCP's tool error).
+    ///
+    /// ```
+    /// use safeplan_search::Algorithm;
+    /// assert_eq!(Algorithm::parse(" LAMA "), Ok(Algorithm::Lama));
+    /// let e = Algorithm::parse("dijkstra").unwrap_err();
+    /// assert!(e.to_string().starts_with("algorithm must be \"auto\", \"astar\""), "{e}");
+    /// assert!(e.to_string().ends_with("not \"dijkstra\""), "{e}");
+    /// ```
+    pub fn parse(name: &str) -> Result<Algorithm, UnknownAlgorithm> {
+        Algorithm::from_name(name).ok_or_else(|| UnknownAlgorithm {
+            name: name.to_string(),
+        })
     }
 
     /// `"auto", "astar", "lmcut", "lama", "lama-anytime", "gbfs" or "bfs"`: the names, for an
