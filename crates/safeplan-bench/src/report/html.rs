@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::charts;
-use super::markdown::{bootstrap_line, pct, property_title};
+use super::markdown::{bootstrap_line, pct, prf_cells, property_title};
 use super::model::{Breakdown, Report, UNKNOWN};
 
 /// Groups shown per breakdown table and heatmap.
@@ -341,18 +341,14 @@ pub fn render_html(r: &Report) -> String {
             "fn",
         ]));
         for d in &r.dangers {
-            b.push_str(&row(&[
+            let mut cells = vec![
                 escape(&d.planner),
                 d.n.to_string(),
                 d.errors.to_string(),
                 d.unscored.to_string(),
-                p(&d.figures.precision),
-                p(&d.figures.recall),
-                p(&d.figures.f1),
-                d.figures.tp.to_string(),
-                d.figures.fp.to_string(),
-                d.figures.fn_.to_string(),
-            ]));
+            ];
+            cells.extend(prf_cells(&d.figures).iter().map(|c| escape(c)));
+            b.push_str(&row(&cells));
         }
         b.push_str("</table>\n");
     }

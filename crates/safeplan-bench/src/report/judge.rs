@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ReportOptions;
 use super::html::{escape, page};
-use super::markdown::pct;
+use super::markdown::prf_cells;
 
 /// `metrics.json` of a judge run, as `safeplan judge` writes it (docs/FORMAT.md). Fields
 /// missing from the file take their defaults.
@@ -227,14 +227,9 @@ pub fn render_judge_markdown(r: &JudgeReport) -> String {
     s.push_str("| episodes | precision | recall | F1 | tp | fp | fn |\n");
     s.push_str("|---:|---:|---:|---:|---:|---:|---:|\n");
     s.push_str(&format!(
-        "| {} | {} | {} | {} | {} | {} | {} |\n\n",
+        "| {} | {} |\n\n",
         r.episodes,
-        pct(&r.figures.precision),
-        pct(&r.figures.recall),
-        pct(&r.figures.f1),
-        r.figures.tp,
-        r.figures.fp,
-        r.figures.fn_
+        prf_cells(&r.figures).join(" | ")
     ));
     s.push_str(&format!(
         "Inserted steps against gold MISSING (indicative): tp {} fp {} fn {} · precision {:.1}% \
@@ -270,14 +265,12 @@ pub fn render_judge_html(r: &JudgeReport) -> String {
     );
     body.push_str("<h2>Flagged steps (REMOVE), micro-averaged</h2>\n<table><tr><th>episodes</th><th>precision</th><th>recall</th><th>F1</th><th>tp</th><th>fp</th><th>fn</th></tr>\n");
     body.push_str(&format!(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n",
+        "<tr><td>{}</td>{}</tr></table>\n",
         r.episodes,
-        escape(&pct(&r.figures.precision)),
-        escape(&pct(&r.figures.recall)),
-        escape(&pct(&r.figures.f1)),
-        r.figures.tp,
-        r.figures.fp,
-        r.figures.fn_
+        prf_cells(&r.figures)
+            .iter()
+            .map(|c| format!("<td>{}</td>", escape(c)))
+            .collect::<String>()
     ));
     body.push_str(&format!(
         "<p>Inserted steps against gold MISSING (indicative): tp {} fp {} fn {}</p>\n",

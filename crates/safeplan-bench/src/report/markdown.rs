@@ -3,12 +3,25 @@
 
 use std::fmt::Write;
 
-use safeplan_metrics::{BootstrapOptions, Interval, Rate};
+use safeplan_metrics::{BootstrapOptions, Interval, PrfRates, Rate};
 
 use super::model::{Breakdown, Report};
 
 /// Groups shown per breakdown table; the rest are in the JSON and CSV reports.
 pub(crate) const MAX_GROUPS: usize = 12;
+
+/// The cells of micro precision, recall and F1 and their counts, in that order (`62.5%
+/// [45.0, 78.1]` each, then tp, fp, fn): every report's P/R/F1 columns.
+pub(crate) fn prf_cells(f: &PrfRates) -> [String; 6] {
+    [
+        pct(&f.precision),
+        pct(&f.recall),
+        pct(&f.f1),
+        f.tp.to_string(),
+        f.fp.to_string(),
+        f.fn_.to_string(),
+    ]
+}
 
 /// `62.5% [45.0, 78.1]`.
 pub(crate) fn pct(r: &Rate) -> String {
@@ -98,17 +111,12 @@ pub fn render_markdown(r: &Report) -> String {
         for d in &r.dangers {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 cell(&d.planner),
                 d.n,
                 d.errors,
                 d.unscored,
-                pct(&d.figures.precision),
-                pct(&d.figures.recall),
-                pct(&d.figures.f1),
-                d.figures.tp,
-                d.figures.fp,
-                d.figures.fn_
+                prf_cells(&d.figures).join(" | ")
             );
         }
         s.push('\n');
