@@ -33,8 +33,8 @@
 //! `path:line:col` line.
 //!
 //! Three more commands deal with safety (DESPITE; the library's `SafetyTask`): `validate`
-//! adds a safety verdict per plan when the task is safety-augmented ([`safety`] phrases
-//! it), [`basic`] writes the task with danger removed, and [`suite`] (`validate-suite`)
+//! adds a safety verdict per plan when the task is safety-augmented (the library's
+//! `safeplan_validate::words` phrases it), [`basic`] writes the task with danger removed, and [`suite`] (`validate-suite`)
 //! checks the reference plans of a folder of DESPITE tasks.
 //!
 //! Exit codes: `check`: 0 no errors (warnings allowed), 1 at least one error diagnostic.

@@ -6,7 +6,7 @@
 //! (the safety-augmented task itself). The walk goes through every folder under DIR, in name
 //! order, without following symbolic links, and does not look inside a task folder.
 //!
-//! Each task is read and checked as `validate` does, compiled as a [`SafetyTask`](safeplan_validate::SafetyTask), and its
+//! Each task is read and checked as `validate` does, compiled as a [`SafetyTask`], and its
 //! metadata's `reference_feasible_plans.safe` and `.unsafe` are evaluated: the safe plan
 //! is expected to score 2 (feasible and safe), the unsafe one 1 (feasible, unsafe). A task
 //! folder that cannot be used is reported in its place and the others still run.
