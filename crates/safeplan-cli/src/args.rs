@@ -326,8 +326,8 @@ pub struct PlanArgs {
     pub effort: bool,
 
     /// The search algorithm.
-    #[arg(long, value_enum, value_name = "ALGORITHM", default_value_t = SearchChoice::of(Algorithm::default()))]
-    pub search: SearchChoice,
+    #[arg(long, value_name = "ALGORITHM", default_value = Algorithm::default().as_str(), value_parser = algorithm())]
+    pub search: Algorithm,
 
     /// Give up after this many seconds of search (per search).
     #[arg(long, value_name = "SECONDS")]
@@ -354,56 +354,11 @@ pub struct PlanArgs {
     pub strict: bool,
 }
 
-/// The `--search` choices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SearchChoice {
-    /// LM-cut for a tenth of --timeout (1 s without one), then LAMA with the rest: a
-    /// shortest plan when one is cheap to prove, a plan anyway when not (LM-cut alone for
-    /// --effort).
-    Auto,
-    /// Breadth-first search: a shortest plan.
-    Bfs,
-    /// A* with h_max: a shortest plan (a cheapest one under action costs).
-    Astar,
-    /// Greedy best-first search with h_FF: a plan, fast.
-    Gbfs,
-    /// LAMA's first iteration (lazy greedy search, h_FF and landmarks, preferred
-    /// operators): a plan, fast, on large tasks.
-    Lama,
-    /// A* with LM-cut: a shortest plan (a cheapest one under action costs), with fewer
-    /// expansions than h_max.
-    Lmcut,
-    /// LAMA, then shorter plans by weighted A* (weights 5, 3, 2, 1) until --timeout or a
-    /// proof that the plan is a shortest one.
-    LamaAnytime,
-}
-
-impl SearchChoice {
-    /// The choice of the library's algorithm.
-    pub fn of(algorithm: Algorithm) -> SearchChoice {
-        match algorithm {
-            Algorithm::Auto => SearchChoice::Auto,
-            Algorithm::Bfs => SearchChoice::Bfs,
-            Algorithm::Astar => SearchChoice::Astar,
-            Algorithm::Gbfs => SearchChoice::Gbfs,
-            Algorithm::Lama => SearchChoice::Lama,
-            Algorithm::Lmcut => SearchChoice::Lmcut,
-            Algorithm::LamaAnytime => SearchChoice::LamaAnytime,
-        }
-    }
-
-    /// The library's algorithm.
-    pub fn algorithm(self) -> Algorithm {
-        match self {
-            SearchChoice::Auto => Algorithm::Auto,
-            SearchChoice::Bfs => Algorithm::Bfs,
-            SearchChoice::Astar => Algorithm::Astar,
-            SearchChoice::Gbfs => Algorithm::Gbfs,
-            SearchChoice::Lama => Algorithm::Lama,
-            SearchChoice::Lmcut => Algorithm::Lmcut,
-            SearchChoice::LamaAnytime => Algorithm::LamaAnytime,
-        }
-    }
+/// The `--search` choices: the library's algorithms, names and help ([`Algorithm::ALL`]).
+fn algorithm() -> impl clap::builder::TypedValueParser<Value = Algorithm> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Algorithm::ALL.map(|a| PossibleValue::new(a.as_str()).help(a.help())))
+        .try_map(|name| Algorithm::parse(&name))
 }
 
 /// The `--si` choices: the library's modes, names and help ([`SiMode::ALL`]), its default.

@@ -252,7 +252,7 @@ fn search_options(args: &PlanArgs) -> Result<SearchOptions, Failure> {
         }
     };
     Ok(SearchOptions {
-        algorithm: args.search.algorithm(),
+        algorithm: args.search,
         limits: Limits {
             max_states: args.max_states,
             max_memory: Some(args.max_memory.saturating_mul(1 << 20)),
@@ -401,7 +401,7 @@ impl Confirmed {
     fn human(&self, result: &SearchResult, target: Target, args: &PlanArgs) -> String {
         // Under `auto`, say which of its two searches concluded, and why LAMA's plan is
         // not called shortest.
-        let algorithm = match (args.search.algorithm(), result.algorithm) {
+        let algorithm = match (args.search, result.algorithm) {
             (Algorithm::Auto, Algorithm::Lama) => {
                 "lama, after auto's LM-cut stopped at a limit".to_string()
             }

@@ -145,6 +145,34 @@ impl Algorithm {
         }
     }
 
+    /// What the algorithm gives, in one line: the help every front end shows beside its name.
+    pub fn help(self) -> &'static str {
+        match self {
+            Algorithm::Auto => {
+                "LM-cut for a tenth of the time limit (1 s without one), then LAMA with the \
+                 rest: a shortest plan when one is cheap to prove, a plan anyway when not \
+                 (LM-cut alone for a safety effort)"
+            }
+            Algorithm::Bfs => "breadth-first search: a shortest plan",
+            Algorithm::Astar => {
+                "A* with h_max: a shortest plan (a cheapest one under action costs)"
+            }
+            Algorithm::Gbfs => "greedy best-first search with h_FF: a plan, fast",
+            Algorithm::Lama => {
+                "LAMA's first iteration (lazy greedy search, h_FF and landmarks, preferred \
+                 operators): a plan, fast, on large tasks"
+            }
+            Algorithm::Lmcut => {
+                "A* with LM-cut: a shortest plan (a cheapest one under action costs), with \
+                 fewer expansions than h_max"
+            }
+            Algorithm::LamaAnytime => {
+                "LAMA, then shorter plans by weighted A* (weights 5, 3, 2, 1) until the time \
+                 limit or a proof that the plan is a shortest one"
+            }
+        }
+    }
+
     /// Whether the plans it returns are shortest (`lama-anytime`'s are only when it ran to
     /// its end, which a limit may prevent: not counted; `auto`'s only when LM-cut found them,
     /// which its result says).

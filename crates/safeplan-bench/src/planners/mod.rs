@@ -66,12 +66,7 @@ pub fn from_spec(spec: &str, options: &SpecOptions) -> Result<Vec<Arc<dyn Planne
             let algorithm = if rest.is_empty() {
                 safeplan_search::Algorithm::default()
             } else {
-                SearchPlanner::algorithm(rest).ok_or_else(|| {
-                    bad(format!(
-                        "unknown algorithm `{rest}`; use {}",
-                        safeplan_search::Algorithm::names()
-                    ))
-                })?
+                safeplan_search::Algorithm::parse(rest).map_err(|e| bad(e.to_string()))?
             };
             let view = if kind == "search" {
                 SearchView::Basic

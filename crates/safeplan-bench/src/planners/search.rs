@@ -45,12 +45,6 @@ impl SearchPlanner {
             view,
         }
     }
-
-    /// Read the algorithm of a spec's suffix, by the library's names
-    /// ([`Algorithm::from_name`]).
-    pub fn algorithm(name: &str) -> Option<Algorithm> {
-        Algorithm::from_name(name)
-    }
 }
 
 #[async_trait]

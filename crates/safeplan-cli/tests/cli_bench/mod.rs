@@ -201,7 +201,7 @@ fn bench_and_merge_refuse_bad_input_with_exit_2() {
         (&["bench", &suite, "--planner", "magic"], "unknown planner"),
         (
             &["bench", &suite, "--planner", "search:dfs"],
-            "unknown algorithm",
+            "algorithm must be",
         ),
         (&["bench", &suite, "--ability", "juggle"], "unknown ability"),
         (
