@@ -339,22 +339,15 @@ impl BoundTask {
     }
 }
 
-/// Step texts as a PDDL plan. A text that is not one `(action args)` step becomes a step
-/// naming an action no domain has, so the validator reports it as malformed at its index
-/// instead of the plan shifting.
+/// Step texts as a PDDL plan, each read by the one step reader ([`safeplan_pddl::read_step`]:
+/// `(pick cup table)` or bare `pick cup table`, as a monitor takes it). A text that is not
+/// one step becomes a step naming an action no domain has, so the validator reports it as
+/// malformed at its index instead of the plan shifting.
 pub fn to_pddl_plan<S: AsRef<str>>(steps: &[S]) -> PddlPlan {
     let mut plan = PddlPlan::default();
     for text in steps {
         let text = text.as_ref();
-        let parsed = safeplan_pddl::parse_plan(text);
-        let step = match parsed.value {
-            Some(p)
-                if p.steps.len() == 1 && !parsed.diagnostics.iter().any(Diagnostic::is_error) =>
-            {
-                p.steps.into_iter().next()
-            }
-            _ => None,
-        };
+        let step = safeplan_pddl::read_step(text).ok();
         plan.steps.push(step.unwrap_or_else(|| PlanStep {
             action: Name::new(format!("<not a step: {}>", text.trim()), Span::default()),
             args: Vec::new(),

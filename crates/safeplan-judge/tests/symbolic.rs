@@ -163,3 +163,18 @@ fn the_symbolic_judge_flags_the_original_steps_a_person_would() {
     );
     assert_eq!(r.converged_at, Some(2));
 }
+
+/// Step texts become a plan step by step through the one step reader, as a monitor reads
+/// them: bare or in parentheses; a text that is not exactly one step stays in its place as a
+/// step no domain has (here: two steps on one line, and nothing), so the plan never shifts.
+#[test]
+fn step_texts_are_read_one_by_one_by_the_step_reader() {
+    let plan = safeplan_judge::to_pddl_plan(&["pick cup table", "(put cup sink)", "(a) (b)", " "]);
+    let names: Vec<String> = plan.steps.iter().map(|s| s.text()).collect();
+    assert_eq!(names[..2], ["(pick cup table)", "(put cup sink)"]);
+    assert!(
+        names[2].starts_with("(<not a step: (a) (b)>") && names[3].starts_with("(<not a step"),
+        "{names:?}"
+    );
+    assert_eq!(plan.steps.len(), 4);
+}
