@@ -527,6 +527,18 @@ fn command_planners_write_read_and_time_out() {
         Duration::from_secs(20),
     );
     assert!(a.verdict.as_ref().unwrap().safe, "{a:?}");
+    // A plan file of no steps is the empty plan, as VAL reads it, whether it is empty or
+    // holds only a comment (the comment-only file was read as a reply holding no plan).
+    for command in [
+        "printf '' > {plan} # {problem}",
+        "echo '; no step is needed' > {plan} # {problem}",
+    ] {
+        let a = run(command, Duration::from_secs(20));
+        assert_eq!(a.status, AttemptStatus::Scored, "{command}: {a:?}");
+        assert_eq!(a.plan.as_deref(), Some(&[][..]), "{command}: {a:?}");
+        let v = a.verdict.as_ref().unwrap();
+        assert!(!v.feasible && v.no_plan.is_none(), "{command}: {a:?}");
+    }
     // A planner that exits without a plan has failed; one that runs over time too.
     let a = run("echo no >&2; exit 1 # {problem}", Duration::from_secs(20));
     assert_eq!(a.status, AttemptStatus::Failed, "{a:?}");

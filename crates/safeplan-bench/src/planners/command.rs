@@ -182,12 +182,16 @@ impl Planner for CommandPlanner {
         } else {
             String::from_utf8_lossy(&output.stdout).into_owned()
         };
-        // An empty plan file is the empty plan, as VAL reads it; any other text is read as a
-        // plan file, else as a reply (no plan when no step can be read).
-        if text.trim().is_empty() && !output.status.success() {
+        // A plan file of no steps (empty, or only comments) is the empty plan, as VAL reads
+        // it, by the one plan reader; any other text is read as a reply (no plan when no
+        // step can be read), which reads a plan file as exactly its steps.
+        let no_steps = safeplan_pddl::read_plan_text(&text, safeplan_pddl::PlanReading::Strict)
+            .into_stated()
+            .is_ok_and(|s| s.plan.is_ok_and(|p| p.steps.is_empty()));
+        if no_steps && !output.status.success() {
             return Err(PlannerError::NoPlan(format!("{}: {tail}", output.status)));
         }
-        let read = if text.trim().is_empty() {
+        let read = if no_steps {
             ReadAnswer {
                 steps: Some(Vec::new()),
                 ..ReadAnswer::default()
