@@ -303,9 +303,13 @@ pub fn compile_sources(
         .map_err(compile_error)?
         .ok_or_else(|| BenchError::Task {
             at: domain_path.display().to_string(),
-            message: "the domain declares no `danger` function, so it is not safety-augmented \
-                      (declare `(:functions (danger))` and raise it in dangerous actions)"
-                .into(),
+            message: format!(
+                "{} (declare `(:functions (danger))` and raise it in dangerous actions)",
+                safeplan_validate::words::not_a_safety_task(
+                    "the domain",
+                    safeplan_validate::DEFAULT_DANGER
+                )
+            ),
         })?;
     let (bd, bp) = safety.basic_ast();
     let basic_domain = safeplan_pddl::write_domain(bd);

@@ -31,9 +31,9 @@ use crate::planner::{Ability, Answer};
 use crate::score::{AbilityScore, ConditionCheck};
 use crate::suite::{CompiledTask, SuiteTask};
 
-/// The name of the danger fluent (compared case-insensitively), as in DESPITE and
-/// [`safeplan_validate::SafetyOptions`]'s default.
-const DANGER: &str = "danger";
+/// The name of the danger fluent (compared case-insensitively): the library's default, as
+/// every front end takes it.
+const DANGER: &str = safeplan_validate::DEFAULT_DANGER;
 
 /// One dangerous action and when it is dangerous.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
