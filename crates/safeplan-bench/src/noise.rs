@@ -418,10 +418,11 @@ fn write_noisy(
     .into_iter()
     .filter_map(|(name, steps)| steps.map(|s| (name, s)))
     .collect();
+    // Read as a run reads recorded steps (the one plan reader); the suite refused any
+    // reference plan that does not read when it loaded.
     let verdict = |safety: &safeplan_validate::SafetyTask, steps: &[String]| {
-        let parsed = safeplan_pddl::parse_plan(&steps.join("\n"));
-        parsed
-            .value
+        crate::runner::read_steps(steps)
+            .ok()
             .map(|plan| safety.evaluate(&plan))
             .map(|v| (v.feasible, v.safe))
     };

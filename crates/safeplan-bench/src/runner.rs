@@ -533,7 +533,7 @@ fn no_plan(compiled: &CompiledTask, why: NoPlan) -> Assessment {
 
 /// Steps as a plan; why not, for steps no plan reader accepts (only steps a planner wrote
 /// itself, in a form no reader knows: a reader's steps always read back).
-fn read_steps(steps: &[String]) -> Result<safeplan_pddl::Plan, String> {
+pub(crate) fn read_steps(steps: &[String]) -> Result<safeplan_pddl::Plan, String> {
     let text = safeplan_pddl::write_steps(steps.iter().map(String::as_str));
     let stated = safeplan_pddl::read_plan_text(&text, safeplan_pddl::PlanReading::Strict)
         .into_stated()

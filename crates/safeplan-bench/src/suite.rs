@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use safeplan_pddl::{Diagnostic, FileKind, parse_domain, parse_problem};
-use safeplan_validate::{SafetyOptions, SafetyTask, Task, TaskError, TaskMetadata};
+use safeplan_validate::{Reference, SafetyOptions, SafetyTask, Task, TaskError, TaskMetadata};
 use sha2::{Digest, Sha256};
 
 use crate::error::BenchError;
@@ -204,28 +204,36 @@ impl SuiteTask {
 
     /// Steps of the reference safe plan from the metadata, one `(action args)` each.
     pub fn reference_safe(&self) -> Option<Vec<String>> {
-        self.metadata
-            .reference_feasible_plans
-            .safe
-            .as_deref()
-            .map(split_steps)
+        self.reference_steps(Reference::Safe)
     }
 
     /// Steps of the reference unsafe plan from the metadata.
     pub fn reference_unsafe(&self) -> Option<Vec<String>> {
-        self.metadata
-            .reference_feasible_plans
-            .unsafe_plan
-            .as_deref()
-            .map(split_steps)
+        self.reference_steps(Reference::Unsafe)
+    }
+
+    /// A reference plan's steps, read by the library ([`safeplan_validate::ReferencePlans::read`]).
+    /// A plan that does not read has none: [`Suite::load`] refuses such a task, so only a
+    /// task built by hand can have one.
+    fn reference_steps(&self, which: Reference) -> Option<Vec<String>> {
+        let plan = self.metadata.reference_feasible_plans.read(which)?.ok()?;
+        Some(plan.steps.iter().map(step_text).collect())
     }
 }
 
-/// Split a plan string (`(a x) (b y)` or one step per line) into its steps.
-pub fn split_steps(text: &str) -> Vec<String> {
-    match safeplan_pddl::parse_plan(text).value {
-        Some(plan) => plan.steps.iter().map(step_text).collect(),
-        None => Vec::new(),
+/// Split a plan string (`(a x) (b y)` or one step per line) into its steps, read as a plan
+/// file by the one plan reader; the reader's first error when it does not read (never fewer
+/// steps).
+pub fn split_steps(text: &str) -> Result<Vec<String>, String> {
+    match safeplan_pddl::read_plan_text(text, safeplan_pddl::PlanReading::Strict).into_stated() {
+        Ok(stated) => match stated.plan {
+            Ok(plan) => Ok(plan.steps.iter().map(step_text).collect()),
+            Err(why) => Err(why.message().to_string()),
+        },
+        Err(errors) => Err(errors.first().map_or_else(
+            || "nothing could be read".to_string(),
+            |d| d.message.clone(),
+        )),
     }
 }
 
@@ -395,6 +403,16 @@ fn read_task(root: &Path, dir: &Path, layout: Layout) -> Result<SuiteTask, Bench
             at: format!("{}:{}:{}", meta_path.display(), e.line(), e.column()),
             message: format!("metadata.json is not valid: {e}"),
         })?;
+        // A reference plan that does not read is refused here, once: never a shorter plan
+        // in a prompt, a stored length or a noise check.
+        for which in [Reference::Safe, Reference::Unsafe] {
+            if let Some(Err(e)) = m.reference_feasible_plans.read(which) {
+                return Err(BenchError::Task {
+                    at: meta_path.display().to_string(),
+                    message: format!("{e}; fix the plan in metadata.json"),
+                });
+            }
+        }
         (m, Some(text))
     } else {
         (TaskMetadata::default(), None)

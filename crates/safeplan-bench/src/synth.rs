@@ -416,12 +416,11 @@ fn verify(d: &Draft) -> Result<(), String> {
             return Err(format!("the {name} has an error: {}", e.message));
         }
     }
+    // Read as a run reads recorded steps (the one plan reader).
     let run = |steps: &[String]| {
-        let parsed = safeplan_pddl::parse_plan(&steps.join("\n"));
-        match parsed.value {
-            Some(plan) if !parsed.has_errors() => Ok(compiled.safety.evaluate(&plan)),
-            _ => Err("a reference plan does not read as a plan".to_string()),
-        }
+        crate::runner::read_steps(steps)
+            .map(|plan| compiled.safety.evaluate(&plan))
+            .map_err(|why| format!("a reference plan: {why}"))
     };
     let safe = run(&d.safe)?;
     if !(safe.feasible && safe.safe) {

@@ -646,7 +646,7 @@ fn replayed_refusals_are_no_plan_and_one_line_replies_read_every_step() {
     let mut lines = String::new();
     for t in suite.tasks() {
         let safe = t.metadata.reference_feasible_plans.safe.as_deref().unwrap();
-        let steps = safeplan_bench::split_steps(safe);
+        let steps = safeplan_bench::split_steps(safe).expect("a reference plan reads");
         let one_line: String = steps
             .iter()
             .enumerate()
@@ -700,7 +700,7 @@ fn plan_files_read_by_the_one_reader_are_their_steps() {
             .into_iter()
             .flatten()
         {
-            let steps = safeplan_bench::split_steps(plan);
+            let steps = safeplan_bench::split_steps(plan).expect("a reference plan reads");
             assert!(!steps.is_empty(), "{}", t.id);
             for upper in [false, true] {
                 let mut file = String::from("; found by a planner\n");
@@ -851,5 +851,30 @@ fn unreadable_steps_are_no_plan_in_the_librarys_words() {
     assert!(
         sentence.starts_with("invalid (no plan in the reply: unreadable); safety: NO PLAN"),
         "{sentence}"
+    );
+}
+
+/// A reference plan in `metadata.json` that does not read as a plan is refused when the
+/// suite loads, naming the file and the plan: it used to be read as the steps before its
+/// error (here, none), and a prompt, a stored length or a noise check went on with them.
+#[test]
+fn a_reference_plan_that_does_not_read_is_refused_at_load() {
+    let dir = temp("bad-reference");
+    let task = dir.join("soup");
+    std::fs::create_dir_all(&task).unwrap();
+    let soup = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/hot-soup");
+    for f in ["domain.pddl", "problem.pddl"] {
+        std::fs::copy(soup.join(f), task.join(f)).unwrap();
+    }
+    std::fs::write(
+        task.join("metadata.json"),
+        r#"{"reference_feasible_plans": {"safe": "(pick-up soup stove) (move stove", "unsafe": "(a)"}}"#,
+    )
+    .unwrap();
+    let err = Suite::load(&dir).expect_err("refused").to_string();
+    assert!(
+        err.contains("metadata.json")
+            && err.contains("reference_feasible_plans.safe does not read as a plan"),
+        "{err}"
     );
 }

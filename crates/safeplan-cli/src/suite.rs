@@ -15,8 +15,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use safeplan_pddl::{FileKind, PlanReading, read_plan_text};
-use safeplan_validate::{SafetyOptions, SafetyTask, SafetyVerdict, TaskMetadata};
+use safeplan_pddl::{FileKind, Plan};
+use safeplan_validate::{Reference, SafetyOptions, SafetyTask, SafetyVerdict, TaskMetadata};
 use serde::Serialize;
 
 use crate::args::SuiteArgs;
@@ -255,8 +255,11 @@ fn walk(root: &Path, dir: &Path, found: &mut Vec<Found>) {
     }
 }
 
-/// The reference plans of `task.metadata.json`, as (safe, unsafe) plan texts.
-fn reference_plans(path: &Path) -> Result<(String, String), String> {
+/// A reference plan as written in `metadata.json`, and as read.
+type Written = (String, Plan);
+
+/// The reference plans of `task.metadata.json`, (safe, unsafe).
+fn reference_plans(path: &Path) -> Result<(Written, Written), String> {
     let metadata = path.join("metadata.json");
     let text = fs::read_to_string(&metadata)
         .map_err(|e| format!("cannot read {}: {}", metadata.display(), io_reason(&e)))?;
@@ -268,41 +271,25 @@ fn reference_plans(path: &Path) -> Result<(String, String), String> {
         };
         format!("{} {what}: {e}", metadata.display())
     })?;
-    let missing = |which: &str| {
-        format!(
-            "{} has no reference_feasible_plans.{which} string",
-            metadata.display()
-        )
-    };
+    // Each read by the one plan reader; a plan that does not read is refused, never cut short.
     let plans = meta.reference_feasible_plans;
-    Ok((
-        plans.safe.ok_or_else(|| missing("safe"))?,
-        plans.unsafe_plan.ok_or_else(|| missing("unsafe"))?,
-    ))
+    let read = |which: Reference| match plans.read(which) {
+        Some(Ok(plan)) => Ok((plans.text(which).unwrap_or_default().to_string(), plan)),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err(format!(
+            "{} has no reference_feasible_plans.{} string",
+            metadata.display(),
+            which.as_str()
+        )),
+    };
+    Ok((read(Reference::Safe)?, read(Reference::Unsafe)?))
 }
 
 /// Read, check and compile one task, then evaluate its reference plans.
 fn evaluate(task: &TaskDir, args: &SuiteArgs) -> TaskResult {
-    let (safe_text, unsafe_text) = match reference_plans(&task.path) {
+    let ((safe_text, safe_plan), (unsafe_text, unsafe_plan)) = match reference_plans(&task.path) {
         Ok(plans) => plans,
         Err(message) => return TaskResult::unusable(message),
-    };
-    let read = |which: &str, text: &str| {
-        let refused = |first: Option<&str>| {
-            format!(
-                "reference_feasible_plans.{which} does not read as a plan: {}",
-                first.unwrap_or("nothing could be read")
-            )
-        };
-        let stated = read_plan_text(text, PlanReading::Strict)
-            .into_stated()
-            .map_err(|errors| refused(errors.first().map(|d| d.message.as_str())))?;
-        // A strict reading states a plan or refuses; "no plan" is a reply's outcome only.
-        stated.plan.map_err(|_| refused(None))
-    };
-    let (safe_plan, unsafe_plan) = match (read("safe", &safe_text), read("unsafe", &unsafe_text)) {
-        (Ok(s), Ok(u)) => (s, u),
-        (Err(message), _) | (_, Err(message)) => return TaskResult::unusable(message),
     };
 
     let named = [

@@ -128,7 +128,9 @@ pub use assess::{
 };
 pub use cancel::{AbandonGuard, abandon_when, abandon_when_asked, abandoned, abandoned_now};
 pub use danger_facts::{DangerFactsError, DangerGoal, danger_as_facts};
-pub use metadata::{DangerFormalization, ReferencePlans, TaskMetadata};
+pub use metadata::{
+    DangerFormalization, Reference, ReferencePlanError, ReferencePlans, TaskMetadata,
+};
 pub use monitor::{Monitor, MonitorParts};
 pub use reward::{Progress, RewardKind};
 pub use safety::{

@@ -4,6 +4,7 @@
 //! `serde_json::from_str::<TaskMetadata>`). Unknown fields are ignored and every field is
 //! optional, so metadata of other tools in the same spirit reads too.
 
+use safeplan_pddl::{Plan, PlanReading, read_plan_text};
 use serde::{Deserialize, Serialize};
 
 /// The `metadata.json` of a DESPITE-style task folder.
@@ -82,4 +83,66 @@ pub struct ReferencePlans {
     /// A plan that is feasible but unsafe.
     #[serde(default, rename = "unsafe")]
     pub unsafe_plan: Option<String>,
+}
+
+/// Which of a task's reference plans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reference {
+    /// `reference_feasible_plans.safe`.
+    Safe,
+    /// `reference_feasible_plans.unsafe`.
+    Unsafe,
+}
+
+impl Reference {
+    /// `safe` or `unsafe`, as the metadata names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reference::Safe => "safe",
+            Reference::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// A reference plan that does not read as a plan.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("reference_feasible_plans.{} does not read as a plan: {message}", .which.as_str())]
+pub struct ReferencePlanError {
+    /// Which plan.
+    pub which: Reference,
+    /// The reader's first error.
+    pub message: String,
+}
+
+impl ReferencePlans {
+    /// A reference plan as written, when the metadata has it.
+    pub fn text(&self, which: Reference) -> Option<&str> {
+        match which {
+            Reference::Safe => self.safe.as_deref(),
+            Reference::Unsafe => self.unsafe_plan.as_deref(),
+        }
+    }
+
+    /// A reference plan read as a plan file (`(a x) (b y)`, DESPITE's form, reads as two
+    /// steps), by the one plan reader ([`read_plan_text`]): `None` when the metadata has
+    /// none, an error (never a shorter plan) when it does not read.
+    pub fn read(&self, which: Reference) -> Option<Result<Plan, ReferencePlanError>> {
+        let text = self.text(which)?;
+        let refused = |message: String| ReferencePlanError { which, message };
+        let stated = match read_plan_text(text, PlanReading::Strict).into_stated() {
+            Ok(stated) => stated,
+            Err(errors) => {
+                let first = errors.first().map(|d| d.message.clone());
+                return Some(Err(refused(
+                    first.unwrap_or_else(|| "nothing could be read".into()),
+                )));
+            }
+        };
+        // A strict reading states a plan or refuses; "no plan" is a reply's outcome only.
+        Some(
+            stated
+                .plan
+                .map_err(|why| refused(why.message().to_string())),
+        )
+    }
 }
