@@ -198,6 +198,7 @@ fn _safeplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The library's defaults, which every front end takes (the Python helpers' signatures
     // show them).
     m.add("DEFAULT_DANGER", safeplan_validate::DEFAULT_DANGER)?;
+    m.add("DEFAULT_TOLERANCE", safeplan_validate::DEFAULT_TOLERANCE)?;
     m.add(
         "DEFAULT_SI_MODE",
         safeplan_validate::SiMode::default().as_str(),

@@ -185,6 +185,8 @@ def test_defaults_are_the_librarys(tmp_path: pathlib.Path) -> None:
     import inspect
 
     assert (safeplan.DEFAULT_DANGER, safeplan.DEFAULT_SI_MODE) == ("danger", "despite")
+    # VAL's `-t` default (its Validate usage text).
+    assert safeplan.DEFAULT_TOLERANCE == 0.01
     params = inspect.signature(safeplan.load_safety_task).parameters
     assert (params["danger"].default, params["si_mode"].default) == ("danger", "despite")
     domain = (SOUP / "domain.pddl").read_text()

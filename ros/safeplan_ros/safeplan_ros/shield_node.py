@@ -41,8 +41,13 @@ EVENTS = ("step", "start", "end", "happen")
 def _check_parameters(values: dict[str, Any]) -> Optional[str]:
     """Why these parameter values cannot be used; None when they can."""
     tolerance = values.get("tolerance")
-    if tolerance is not None and (not math.isfinite(tolerance) or tolerance < 0.0):
-        return f"tolerance must be 0 (VAL's default, 0.01) or a positive number of plan time units, not {tolerance}"
+    # 0 is a ROS parameter's "unset": the library's default. Any other value is the library's
+    # to judge (safeplan.check_tolerance), in its words.
+    if tolerance is not None and tolerance != 0.0:
+        try:
+            safeplan.check_tolerance(tolerance)
+        except ValueError as e:
+            return f"{e}; or 0 for VAL's default, {safeplan.DEFAULT_TOLERANCE}"
     limit = values.get("max_executions")
     if limit is not None and limit < 1:
         return f"max_executions must be 1 or more, not {limit}"
@@ -63,7 +68,7 @@ class ShieldNode(LifecycleNode):
         describe = ParameterDescriptor
         self.declare_parameter("domain_file", "", describe(description="PDDL domain file compiled on configure"))
         self.declare_parameter("problem_file", "", describe(description="PDDL problem file compiled on configure"))
-        self.declare_parameter("tolerance", 0.0, describe(description="VAL's -t for timed tasks; 0 for its default, 0.01"))
+        self.declare_parameter("tolerance", 0.0, describe(description=f"VAL's -t for timed tasks; 0 for its default, {safeplan.DEFAULT_TOLERANCE}"))
         self.declare_parameter("max_executions", 64, describe(description="executions shielded at once; the oldest is forgotten beyond"))
         self.declare_parameter("diagnostics_period", 1.0, describe(description="seconds between /diagnostics messages"))
         self.declare_parameter("max_plan_seconds", 10.0, describe(description="the longest ~/find_plan may search (the node serves nothing else meanwhile)"))

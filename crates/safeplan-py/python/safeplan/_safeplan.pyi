@@ -11,6 +11,8 @@ __version__: str
 DEFAULT_DANGER: str
 #: The safety-intention mode every front end takes by default.
 DEFAULT_SI_MODE: str
+#: VAL's tolerance (`-t`) for timed plans, taken when none is given.
+DEFAULT_TOLERANCE: float
 
 def run_cli(argv: Sequence[str]) -> int:
     """The `safeplan` command-line program on `argv` (program name first), in this process;
