@@ -177,4 +177,8 @@ fn step_texts_are_read_one_by_one_by_the_step_reader() {
         "{names:?}"
     );
     assert_eq!(plan.steps.len(), 4);
+    // A text a plan file reads as one step is that step: timed, or under a comment.
+    let plan = safeplan_judge::to_pddl_plan(&["0: (wash cup) [1]", "; from the log\n(dry cup)"]);
+    let names: Vec<String> = plan.steps.iter().map(|s| s.text()).collect();
+    assert_eq!(names, ["(wash cup)", "(dry cup)"]);
 }

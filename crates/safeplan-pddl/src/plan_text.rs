@@ -48,7 +48,8 @@ pub struct StatedPlan {
     pub plan: Result<Plan, NoPlan>,
     /// Under [`PlanReading::Reply`]: the steps read and the reader's warnings.
     pub read: Option<ReadReport>,
-    /// The reading's diagnostics (warnings only: errors refuse a plan file).
+    /// The reading's diagnostics: a plan file's warnings (its errors refuse it), or all a
+    /// reply's (a reply that does not decode has an error here, and no plan).
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -141,33 +142,52 @@ pub enum StepError {
     },
 }
 
-/// The one step a text states, as a monitor or a shield takes it: `(move a b)`, or bare
-/// `move a b` (put in parentheses, as [`crate::write_steps`] does), read by the plan file
-/// reader (comments, case and spacing as in a plan file). Anything but exactly one step is
-/// a [`StepError`].
+/// The one step a text states, as a monitor or a shield takes it: the text read as a plan
+/// file (`(move a b)`, a timed `0: (move a b) [1]`, comments, case and spacing as in a plan
+/// file), or, when that holds no step or errors and the text is bare, `move a b` put in
+/// parentheses (on a line of its own, so a trailing `; comment` stays a comment). Empty text
+/// or only comments is [`StepError::NoAction`]; anything else but exactly one step is a
+/// [`StepError`].
 ///
 /// ```
 /// use safeplan_pddl::{StepError, read_step};
 ///
 /// assert_eq!(read_step(" move a b ").expect("one step").action.text, "move");
+/// assert_eq!(read_step("move a b ; why").expect("one step").args.len(), 2);
+/// assert_eq!(read_step("0: (move a b) [1]").expect("one step").duration, Some(1.0));
 /// assert!(matches!(read_step("(a) (b)"), Err(StepError::Several { steps: 2, .. })));
 /// assert!(matches!(read_step(""), Err(StepError::NoAction(_))));
+/// assert!(matches!(read_step("; only a note"), Err(StepError::NoAction(_))));
 /// ```
 pub fn read_step(text: &str) -> Result<PlanStep, StepError> {
-    let read = crate::write_steps([text]);
-    let parsed = parse_plan(&read);
-    if let Some(error) = parsed.diagnostics.iter().find(|d| d.is_error()) {
-        // `write_steps` writes an empty entry as `()`, which the reader refuses: no step.
-        if text.trim().is_empty() {
-            return Err(StepError::NoAction(text.to_string()));
-        }
-        return Err(StepError::Unreadable {
+    let as_written = parse_plan(text);
+    let clean = !as_written.has_errors();
+    let count = as_written.value.as_ref().map_or(0, |p| p.steps.len());
+    // Read as a plan file: one step, several, or nothing at all (only space and comments).
+    if clean && (count > 0 || as_written.diagnostics.is_empty()) {
+        return one_of(text, as_written.value.map(|p| p.steps).unwrap_or_default());
+    }
+    // A bare step: in parentheses, the closing one on a line of its own so that a trailing
+    // comment stays a comment.
+    let (read, parsed) = if text.trim_start().starts_with('(') {
+        (text.to_string(), as_written)
+    } else {
+        let read = format!("({}\n)", text.trim());
+        let parsed = parse_plan(&read);
+        (read, parsed)
+    };
+    match parsed.diagnostics.iter().find(|d| d.is_error()) {
+        Some(error) => Err(StepError::Unreadable {
             text: text.to_string(),
             error: Box::new(error.clone()),
             read,
-        });
+        }),
+        None => one_of(text, parsed.value.map(|p| p.steps).unwrap_or_default()),
     }
-    let mut steps = parsed.value.map(|p| p.steps).unwrap_or_default();
+}
+
+/// Exactly one step of `steps`, or why not.
+fn one_of(text: &str, mut steps: Vec<PlanStep>) -> Result<PlanStep, StepError> {
     match steps.len() {
         1 => Ok(steps.remove(0)),
         0 => Err(StepError::NoAction(text.to_string())),
