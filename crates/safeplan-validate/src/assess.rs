@@ -154,15 +154,16 @@ impl CheckedTask {
     /// The assessment of the plan an LLM reply states, read by the one reply reader with
     /// the task's names; a reply with no plan is *no plan*.
     pub fn assess_reply(&self, reply: &str) -> Assessment {
-        let stated =
-            read_plan_text(reply, PlanReading::Reply(Some(&self.vocabulary))).into_stated();
-        // A reply is never refused: its reading is "no plan" instead.
-        match stated {
+        let read = read_plan_text(reply, PlanReading::Reply(Some(&self.vocabulary)));
+        let report = read.read.clone();
+        match read.into_stated() {
             Ok(stated) => self.assess_stated(stated),
-            Err(_) => self.assess_stated(StatedPlan {
+            // A reply is never refused (`into_stated` refuses plan files only); were it, it
+            // would be no plan, with what the reader read kept.
+            Err(errors) => self.assess_stated(StatedPlan {
                 plan: Err(NoPlan::Unreadable),
-                read: None,
-                warnings: Vec::new(),
+                read: report,
+                warnings: errors,
             }),
         }
     }
