@@ -637,8 +637,8 @@ impl SafeplanServer {
             .await
     }
 
-    /// A plan, a safe plan, an unsafe plan, or the safety effort, by breadth-first search
-    /// (shortest plans) under a state limit.
+    /// A plan, a safe plan, an unsafe plan, or the safety effort, with the library's search
+    /// (its default algorithm, `auto`) under the memory and the server's time limit.
     #[tool(
         description = "Find a plan for a PDDL task with safeplan's planner: kind \"plan\" (the goal as written), or for a safety-augmented (DESPITE) task \"safe\", \"unsafe\", or \"effort\" (shortest safe and unsafe plans and the extra steps safety costs). algorithm \"auto\" (the default, as safeplan plan: LM-cut for a tenth of the time, then LAMA; the result's algorithm and optimal say which found the plan), \"astar\" (A* with h_max, shortest; cheapest under an action-cost metric, as the result's measure says), \"lmcut\" (A* with LM-cut, likewise), \"lama\" (a plan, fast, solves the most), \"lama-anytime\" (lama, then shorter plans until the time limit or a proof of a shortest one), \"gbfs\" (a plan, fast) or \"bfs\". Gives up at max_states stored states (if given), 4 GiB of states, or the server's time limit."
     )]
@@ -1016,6 +1016,41 @@ pub async fn serve_stdio(server: SafeplanServer) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tools' descriptions and input schemas write the library's defaults and names into
+    /// text (an attribute cannot read a constant): each is held here to the constant, so the
+    /// text a client reads cannot drift from what the server does.
+    #[test]
+    fn the_tool_texts_say_the_librarys_defaults() {
+        let tools = SafeplanServer::tool_router().list_all();
+        let text = |name: &str| {
+            let tool = tools.iter().find(|t| t.name == name).expect("the tool");
+            let schema = serde_json::to_string(&*tool.input_schema).expect("JSON");
+            format!(
+                "{} {schema}",
+                tool.description.as_deref().unwrap_or_default()
+            )
+        };
+        let find = text("find_plan");
+        for a in safeplan_search::Algorithm::ALL {
+            assert!(
+                find.contains(&format!("\"{}\"", a.as_str())),
+                "{}: {find}",
+                a.as_str()
+            );
+        }
+        let default = safeplan_search::Algorithm::default().as_str();
+        assert!(
+            find.contains(&format!("\"{default}\" (the default")),
+            "{find}"
+        );
+        let gib = safeplan_search::DEFAULT_MAX_MEMORY_MIB / 1024;
+        assert!(find.contains(&format!("{gib} GiB of states")), "{find}");
+        let tolerance = safeplan_validate::DEFAULT_TOLERANCE;
+        assert!(text("validate_plan").contains(&format!("default {tolerance}")));
+        let danger = safeplan_validate::DEFAULT_DANGER;
+        assert!(text("basic_task").contains(&format!("(default `{danger}`)")));
+    }
 
     /// The embedded suite is the folder: same task names (so the generated list cannot go
     /// stale), and each file as it is on disk.
