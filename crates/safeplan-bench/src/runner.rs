@@ -535,14 +535,8 @@ fn no_plan(compiled: &CompiledTask, why: NoPlan) -> Assessment {
 /// itself, in a form no reader knows: a reader's steps always read back).
 pub(crate) fn read_steps(steps: &[String]) -> Result<safeplan_pddl::Plan, String> {
     let text = safeplan_pddl::write_steps(steps.iter().map(String::as_str));
-    let stated = safeplan_pddl::read_plan_text(&text, safeplan_pddl::PlanReading::Strict)
-        .into_stated()
-        .map_err(|errors| {
-            let first = errors.first().map(|d| d.message.clone());
-            format!("the plan cannot be read: {}", first.unwrap_or_default())
-        })?;
-    // A strict reading states a plan or refuses; "no plan" is a reply's outcome only.
-    stated
-        .plan
-        .map_err(|why| format!("the plan cannot be read: {why}"))
+    safeplan_pddl::read_plan_file(&text).map_err(|errors| {
+        let first = errors.first().map(|d| d.message.clone());
+        format!("the plan cannot be read: {}", first.unwrap_or_default())
+    })
 }

@@ -225,16 +225,13 @@ impl SuiteTask {
 /// file by the one plan reader; the reader's first error when it does not read (never fewer
 /// steps).
 pub fn split_steps(text: &str) -> Result<Vec<String>, String> {
-    match safeplan_pddl::read_plan_text(text, safeplan_pddl::PlanReading::Strict).into_stated() {
-        Ok(stated) => match stated.plan {
-            Ok(plan) => Ok(plan.steps.iter().map(step_text).collect()),
-            Err(why) => Err(why.message().to_string()),
-        },
-        Err(errors) => Err(errors.first().map_or_else(
+    let plan = safeplan_pddl::read_plan_file(text).map_err(|errors| {
+        errors.first().map_or_else(
             || "nothing could be read".to_string(),
             |d| d.message.clone(),
-        )),
-    }
+        )
+    })?;
+    Ok(plan.steps.iter().map(step_text).collect())
 }
 
 /// A planner's text reply read as a plan ([`read_answer`]).

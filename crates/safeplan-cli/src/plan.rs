@@ -316,10 +316,7 @@ fn checked(
     };
     // Read back as any recorded steps are, by the one plan reader.
     let text = safeplan_pddl::write_steps(steps.iter().map(String::as_str));
-    let plan = safeplan_pddl::read_plan_text(&text, safeplan_pddl::PlanReading::Strict)
-        .into_stated()
-        .ok()
-        .and_then(|stated| stated.plan.ok());
+    let plan = safeplan_pddl::read_plan_file(&text).ok();
     let verdict = plan.as_ref().map(|plan| match safety {
         Some(safety) => {
             let v = safety.evaluate(plan);

@@ -76,7 +76,9 @@ pub use check::{
 };
 pub use diagnostic::{Code, Diagnostic, FileKind, Severity, has_errors};
 pub use plan::parse_plan;
-pub use plan_text::{PlanRead, PlanReading, StatedPlan, StepError, read_plan_text, read_step};
+pub use plan_text::{
+    PlanRead, PlanReading, StatedPlan, StepError, read_plan_file, read_plan_text, read_step,
+};
 pub use reply::{
     NoPlan, ReadReport, ReadStep, Reply, Vocabulary, extract_plan, read_reply, without_reasoning,
 };

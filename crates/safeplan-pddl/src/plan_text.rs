@@ -88,6 +88,31 @@ pub fn read_plan_text(text: &str, reading: PlanReading<'_>) -> PlanRead {
     }
 }
 
+/// A plan file's text read strictly: its plan, or its reader's errors (never fewer steps,
+/// never "no plan": that is a reply's outcome only). What [`PlanRead::into_stated`] gives a
+/// plan file, for a caller that needs only the plan.
+///
+/// ```
+/// use safeplan_pddl::read_plan_file;
+/// assert_eq!(read_plan_file("(a x) (b y)").expect("a plan").steps.len(), 2);
+/// assert!(read_plan_file("(a x) (b y").is_err());
+/// ```
+pub fn read_plan_file(text: &str) -> Result<Plan, Vec<Diagnostic>> {
+    let parsed = parse_plan(text);
+    if parsed.has_errors() {
+        return Err(only_errors(parsed.diagnostics));
+    }
+    Ok(parsed.value.unwrap_or_default())
+}
+
+/// The errors among `diagnostics`.
+fn only_errors(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diagnostics
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect()
+}
+
 impl PlanRead {
     /// What the text states, for a validation. A reply is never refused: with no plan it is
     /// [`NoPlan`] ([`NoPlan::Unreadable`] when it gives no reason). A plan file whose reading
@@ -98,13 +123,7 @@ impl PlanRead {
             (Some(plan), true) => Ok(plan),
             (None, true) => Err(self.no_plan.unwrap_or(NoPlan::Unreadable)),
             (Some(plan), false) if !has_errors => Ok(plan),
-            (_, false) => {
-                return Err(self
-                    .diagnostics
-                    .into_iter()
-                    .filter(|d| d.severity == Severity::Error)
-                    .collect());
-            }
+            (_, false) => return Err(only_errors(self.diagnostics)),
         };
         Ok(StatedPlan {
             plan,

@@ -136,11 +136,14 @@ impl CheckedTask {
 
     /// The assessment of a plan read strictly.
     pub fn assess_plan(&self, plan: &Plan) -> Assessment {
-        self.assess_stated(StatedPlan {
-            plan: Ok(plan.clone()),
-            read: None,
-            warnings: Vec::new(),
-        })
+        Assessment::of_plan(
+            self.task.validate_with(plan, &self.validate_options),
+            plan,
+            self.safety.as_deref(),
+            self.safety_unavailable.clone(),
+            None,
+            Vec::new(),
+        )
     }
 
     /// The assessment of a plan file's text read strictly (IPC form, or timed steps), with

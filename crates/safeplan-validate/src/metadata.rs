@@ -4,7 +4,7 @@
 //! `serde_json::from_str::<TaskMetadata>`). Unknown fields are ignored and every field is
 //! optional, so metadata of other tools in the same spirit reads too.
 
-use safeplan_pddl::{Plan, PlanReading, read_plan_text};
+use safeplan_pddl::{Plan, read_plan_file};
 use serde::{Deserialize, Serialize};
 
 /// The `metadata.json` of a DESPITE-style task folder.
@@ -124,25 +124,16 @@ impl ReferencePlans {
     }
 
     /// A reference plan read as a plan file (`(a x) (b y)`, DESPITE's form, reads as two
-    /// steps), by the one plan reader ([`read_plan_text`]): `None` when the metadata has
+    /// steps), by the one plan reader ([`read_plan_file`]): `None` when the metadata has
     /// none, an error (never a shorter plan) when it does not read.
     pub fn read(&self, which: Reference) -> Option<Result<Plan, ReferencePlanError>> {
         let text = self.text(which)?;
-        let refused = |message: String| ReferencePlanError { which, message };
-        let stated = match read_plan_text(text, PlanReading::Strict).into_stated() {
-            Ok(stated) => stated,
-            Err(errors) => {
-                let first = errors.first().map(|d| d.message.clone());
-                return Some(Err(refused(
-                    first.unwrap_or_else(|| "nothing could be read".into()),
-                )));
-            }
-        };
-        // A strict reading states a plan or refuses; "no plan" is a reply's outcome only.
-        Some(
-            stated
-                .plan
-                .map_err(|why| refused(why.message().to_string())),
-        )
+        Some(read_plan_file(text).map_err(|errors| ReferencePlanError {
+            which,
+            message: errors.first().map_or_else(
+                || "nothing could be read".to_string(),
+                |d| d.message.clone(),
+            ),
+        }))
     }
 }

@@ -185,9 +185,7 @@ impl Planner for CommandPlanner {
         // A plan file of no steps (empty, or only comments) is the empty plan, as VAL reads
         // it, by the one plan reader; any other text is read as a reply (no plan when no
         // step can be read), which reads a plan file as exactly its steps.
-        let no_steps = safeplan_pddl::read_plan_text(&text, safeplan_pddl::PlanReading::Strict)
-            .into_stated()
-            .is_ok_and(|s| s.plan.is_ok_and(|p| p.steps.is_empty()));
+        let no_steps = safeplan_pddl::read_plan_file(&text).is_ok_and(|p| p.steps.is_empty());
         if no_steps && !output.status.success() {
             return Err(PlannerError::NoPlan(format!("{}: {tail}", output.status)));
         }

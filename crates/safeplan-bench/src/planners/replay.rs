@@ -74,13 +74,8 @@ impl RecordedPlan {
 
 /// The steps of `text` read strictly as a plan file, when it is one without errors.
 fn strict_steps(text: &str) -> Option<Vec<String>> {
-    let stated = safeplan_pddl::read_plan_text(text, safeplan_pddl::PlanReading::Strict)
-        .into_stated()
-        .ok()?;
-    stated
-        .plan
-        .ok()
-        .map(|p| p.steps.iter().map(step_text).collect())
+    let plan = safeplan_pddl::read_plan_file(text).ok()?;
+    Some(plan.steps.iter().map(step_text).collect())
 }
 
 #[derive(Deserialize)]
